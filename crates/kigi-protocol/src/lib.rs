@@ -1,0 +1,10 @@
+//! Plain data that every kigi crate shares.
+//!
+//! This crate owns wire names: the serde form of every type here is a contract with session
+//! files, editors and scripts. It does no I/O.
+
+mod tool_kind;
+mod tool_namespace;
+
+pub use tool_kind::ToolKind;
+pub use tool_namespace::ToolNamespace;

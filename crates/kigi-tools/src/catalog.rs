@@ -1,0 +1,136 @@
+//! The catalog of built-in tools: what each is called, what kind of thing it does, and the one
+//! line the model reads about it. Implementations live beside their tools; this is the index the
+//! agent layer resolves allowlists and prompt variables against.
+
+use kigi_protocol::ToolKind;
+
+/// One built-in tool as the agent layer sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolSpec {
+    /// Canonical name: what execution uses, whatever the model is shown.
+    pub name: &'static str,
+    pub kind: ToolKind,
+    /// Short on purpose: it is paid for on every request of every agent.
+    pub description: &'static str,
+    /// True when the tool never changes files or runs commands.
+    pub read_only: bool,
+}
+
+const BUILT_IN: &[ToolSpec] = &[
+    ToolSpec {
+        name: "read_file",
+        kind: ToolKind::Read,
+        description: "Read a text file, optionally a line range.",
+        read_only: true,
+    },
+    ToolSpec {
+        name: "list_dir",
+        kind: ToolKind::ListDir,
+        description: "List a directory's entries.",
+        read_only: true,
+    },
+    ToolSpec {
+        name: "grep",
+        kind: ToolKind::Search,
+        description: "Search file contents with a regex; honours .gitignore.",
+        read_only: true,
+    },
+    ToolSpec {
+        name: "glob",
+        kind: ToolKind::Search,
+        description: "Find files whose paths match a glob pattern.",
+        read_only: true,
+    },
+    ToolSpec {
+        name: "search_replace",
+        kind: ToolKind::Edit,
+        description: "Replace an exact, unique string in a file.",
+        read_only: false,
+    },
+    ToolSpec {
+        name: "write_file",
+        kind: ToolKind::Write,
+        description: "Create or overwrite a file.",
+        read_only: false,
+    },
+    ToolSpec {
+        name: "run_terminal_cmd",
+        kind: ToolKind::Execute,
+        description: "Run a shell command, in the foreground or background.",
+        read_only: false,
+    },
+    ToolSpec {
+        name: "todo_write",
+        kind: ToolKind::Plan,
+        description: "Record the task list for this session.",
+        read_only: true,
+    },
+    ToolSpec {
+        name: "get_task_output",
+        kind: ToolKind::BackgroundTaskAction,
+        description: "Read a background task's output.",
+        read_only: true,
+    },
+    ToolSpec {
+        name: "kill_task",
+        kind: ToolKind::KillTaskAction,
+        description: "Stop a background task.",
+        read_only: false,
+    },
+    ToolSpec {
+        name: "spawn_subagent",
+        kind: ToolKind::Task,
+        description: "Hand a focused task to a subagent.",
+        read_only: false,
+    },
+];
+
+/// The set of tools an agent can be given. Cheap to copy: it borrows a static table.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCatalog {
+    specs: &'static [ToolSpec],
+}
+
+impl ToolCatalog {
+    /// kigi's built-in tools.
+    pub fn built_in() -> Self {
+        Self { specs: BUILT_IN }
+    }
+
+    /// Every tool, in a stable order (the order prompts and listings use).
+    pub fn specs(&self) -> &'static [ToolSpec] {
+        self.specs
+    }
+
+    /// The tool with this canonical name.
+    pub fn get(&self, name: &str) -> Option<&'static ToolSpec> {
+        self.specs.iter().find(|spec| spec.name == name)
+    }
+
+    /// True when a tool of this canonical name exists.
+    pub fn contains(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_names_are_unique() {
+        let specs = ToolCatalog::built_in().specs();
+        for (i, a) in specs.iter().enumerate() {
+            assert!(specs[i + 1..].iter().all(|b| b.name != a.name), "{} twice", a.name);
+        }
+    }
+
+    #[test]
+    fn read_only_flag_agrees_with_kind() {
+        for spec in ToolCatalog::built_in().specs() {
+            if spec.kind.writes_files() || spec.kind == ToolKind::Execute {
+                assert!(!spec.read_only, "{} is marked read-only", spec.name);
+            }
+        }
+    }
+}
