@@ -1,0 +1,51 @@
+//! Agent definitions and everything that turns one into a runnable [`Agent`]: parsing
+//! Markdown-with-frontmatter files, discovering them from the project and the user's home,
+//! folder trust, `AGENTS.md`, skills, and system prompt assembly (MiniJinja).
+//!
+//! This crate never calls a model and never prints.
+
+mod agent_name;
+mod definition;
+mod definition_parse;
+mod diagnostic;
+mod error;
+mod fields;
+mod frontmatter;
+mod frontmatter_recovery;
+mod settings;
+mod tool_list;
+
+pub use agent_name::{check_path_component, derive_name, strict_name_problem};
+pub use definition::{AgentDefinition, NamePolicy, ParseOptions};
+pub use diagnostic::{Diagnostic, Severity};
+pub use error::AgentBuildError;
+pub use settings::{
+    BashSettings, CompletionRequirement, Isolation, ModelChoice, OutputFormat, ParamNameOverrides,
+    PermissionMode, PromptMode, RetryPolicy, ToolConfig, ToolSelection,
+};
+
+mod agents_md;
+mod builder;
+mod builtin;
+mod config;
+pub mod discovery;
+mod paths;
+mod project;
+mod prompt;
+mod skills;
+mod template;
+mod toolset;
+mod trust;
+
+pub use agents_md::{AgentsMd, AgentsMdFile, DEFAULT_BUDGET_BYTES as AGENTS_MD_BUDGET_BYTES};
+pub use builder::{Agent, AgentBuilder};
+pub use builtin::{DEFAULT_AGENT, DEFAULT_SUBAGENT_TYPE, built_in_definitions};
+pub use config::{AgentsConfig, ConfigError, KigiConfig};
+pub use discovery::{DiscoveredAgent, Discovery, DiscoveryReport, Scope, ShadowedAgent};
+pub use paths::{KigiPaths, is_compat_path};
+pub use project::ProjectLayout;
+pub use prompt::BASE_TEMPLATE;
+pub use skills::Skill;
+pub use template::PromptEnvironment;
+pub use toolset::{ResolvedTool, resolve_tools};
+pub use trust::{TrustStore, gate_untrusted};

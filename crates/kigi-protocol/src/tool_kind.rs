@@ -53,7 +53,10 @@ impl ToolKind {
     pub fn executes(self) -> bool {
         matches!(
             self,
-            Self::Execute | Self::BackgroundTaskAction | Self::WaitTasksAction | Self::KillTaskAction
+            Self::Execute
+                | Self::BackgroundTaskAction
+                | Self::WaitTasksAction
+                | Self::KillTaskAction
         )
     }
 
@@ -79,7 +82,13 @@ mod tests {
             serde_json::to_string(&ToolKind::BackgroundTaskAction).unwrap(),
             "\"background_task_action\""
         );
-        assert_eq!(serde_json::to_string(&ToolKind::ListDir).unwrap(), "\"list_dir\"");
-        assert_eq!(serde_json::to_string(&ToolKind::AgentSwarm).unwrap(), "\"agent_swarm\"");
+        assert_eq!(
+            serde_json::to_string(&ToolKind::ListDir).unwrap(),
+            "\"list_dir\""
+        );
+        assert_eq!(
+            serde_json::to_string(&ToolKind::AgentSwarm).unwrap(),
+            "\"agent_swarm\""
+        );
     }
 }

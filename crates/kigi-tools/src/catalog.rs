@@ -121,7 +121,11 @@ mod tests {
     fn canonical_names_are_unique() {
         let specs = ToolCatalog::built_in().specs();
         for (i, a) in specs.iter().enumerate() {
-            assert!(specs[i + 1..].iter().all(|b| b.name != a.name), "{} twice", a.name);
+            assert!(
+                specs[i + 1..].iter().all(|b| b.name != a.name),
+                "{} twice",
+                a.name
+            );
         }
     }
 

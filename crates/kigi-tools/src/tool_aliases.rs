@@ -154,7 +154,10 @@ mod tests {
         let catalog = ToolCatalog::built_in();
         for (alias, target) in ALIASES {
             if let Some(target) = target {
-                assert!(catalog.contains(target), "{alias} -> {target} is not a kigi tool");
+                assert!(
+                    catalog.contains(target),
+                    "{alias} -> {target} is not a kigi tool"
+                );
             }
         }
     }

@@ -1,0 +1,60 @@
+//! Built-in agents: `kigi` (the default main agent) and the subagent types `general-purpose`,
+//! `explore` and `plan`. They are ordinary agent files compiled into the binary, so they go
+//! through the same parser as everyone else's.
+
+use crate::definition::AgentDefinition;
+
+/// Name of the default main agent.
+pub const DEFAULT_AGENT: &str = "kigi";
+
+/// Name of the default subagent type.
+pub const DEFAULT_SUBAGENT_TYPE: &str = "general-purpose";
+
+const BUILT_IN_FILES: &[(&str, &str)] = &[
+    ("kigi", include_str!("../builtin/kigi.md")),
+    (
+        "general-purpose",
+        include_str!("../builtin/general-purpose.md"),
+    ),
+    ("explore", include_str!("../builtin/explore.md")),
+    ("plan", include_str!("../builtin/plan.md")),
+];
+
+/// Every built-in definition. A built-in that fails to parse is a bug caught by this module's
+/// tests; at run time it is left out rather than taking the process down.
+pub fn built_in_definitions() -> Vec<AgentDefinition> {
+    BUILT_IN_FILES
+        .iter()
+        .filter_map(|(_, text)| AgentDefinition::parse(text, None).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::ToolSelection;
+
+    #[test]
+    fn every_built_in_parses_cleanly_under_its_own_name() {
+        for (name, text) in BUILT_IN_FILES {
+            let def = AgentDefinition::parse(text, None).unwrap();
+            assert_eq!(def.name, *name);
+            assert!(def.warnings.is_empty(), "{name}: {:?}", def.warnings);
+        }
+        assert_eq!(built_in_definitions().len(), BUILT_IN_FILES.len());
+    }
+
+    #[test]
+    fn explore_and_plan_cannot_edit_files() {
+        for def in built_in_definitions() {
+            if def.name == "explore" || def.name == "plan" {
+                let ToolSelection::Only(tools) = &def.tools else {
+                    panic!("{} has all tools", def.name)
+                };
+                for edit in ["search_replace", "write_file", "spawn_subagent"] {
+                    assert!(!tools.iter().any(|t| t == edit), "{} has {edit}", def.name);
+                }
+            }
+        }
+    }
+}

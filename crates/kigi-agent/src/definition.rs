@@ -1,0 +1,178 @@
+//! `AgentDefinition`: one agent file (Markdown with YAML frontmatter) as typed data.
+//!
+//! Parsing is pure: text (and the path it came from, for messages) in, a definition with its
+//! warnings out. Unknown keys are ignored for forward compatibility but kept as warnings so
+//! `kigi agents validate` still catches typos.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use kigi_tools::{CapabilityMode, ToolCatalog};
+use serde::Serialize;
+
+use crate::diagnostic::Diagnostic;
+use crate::error::AgentBuildError;
+use crate::settings::{
+    BashSettings, CompletionRequirement, Isolation, ModelChoice, OutputFormat, ParamNameOverrides,
+    PermissionMode, PromptMode, ToolConfig, ToolSelection,
+};
+
+/// How strictly `name` is checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NamePolicy {
+    /// kigi's own directories: the name must already be lowercase-hyphen.
+    #[default]
+    Strict,
+    /// Directories written for other harnesses: a valid name is derived (with a warning), and
+    /// a missing one is taken from the file name.
+    Derive,
+}
+
+/// Options for [`AgentDefinition::parse_with`].
+#[derive(Debug, Clone, Copy)]
+pub struct ParseOptions {
+    pub name_policy: NamePolicy,
+    pub catalog: ToolCatalog,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        Self {
+            name_policy: NamePolicy::Strict,
+            catalog: ToolCatalog::built_in(),
+        }
+    }
+}
+
+/// One agent definition. Field docs give the frontmatter key and its default.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentDefinition {
+    /// `name` (required): unique id, lowercase and hyphens.
+    pub name: String,
+    /// `description` (required): when and why to use this agent, as written.
+    pub description: String,
+    /// `promptMode`, default `extend`.
+    pub prompt_mode: PromptMode,
+    /// `tools`: omitted means all; `[]` means none. Canonical names after alias mapping.
+    pub tools: ToolSelection,
+    /// `disallowedTools`: wins over `tools`.
+    pub disallowed_tools: Vec<String>,
+    /// `permissionMode`, default `default`.
+    pub permission_mode: PermissionMode,
+    /// `skills`: skills included in full.
+    pub skills: Vec<String>,
+    /// `agentsMd`, default true.
+    pub agents_md: bool,
+    /// `outputFormat`, default `default`.
+    pub output_format: OutputFormat,
+    /// `bash`.
+    pub bash: BashSettings,
+    /// `toolNameOverrides`: canonical → model-facing name.
+    pub tool_name_overrides: BTreeMap<String, String>,
+    /// `paramNameOverrides`: tool → canonical parameter → model-facing parameter.
+    pub param_name_overrides: ParamNameOverrides,
+    /// `completionRequirement`.
+    pub completion_requirement: Option<CompletionRequirement>,
+    /// `toolConfig`.
+    pub tool_config: BTreeMap<String, ToolConfig>,
+    /// `model`: `inherit` (the default) or an alias.
+    pub model: ModelChoice,
+    /// `effort`: reasoning effort, passed to the model layer as written.
+    pub effort: Option<String>,
+    /// `capabilityMode`: a coarse filter on the tools.
+    pub capability_mode: Option<CapabilityMode>,
+    /// `isolation`: `none` or `worktree`.
+    pub isolation: Option<Isolation>,
+    /// `background`: run as a background subagent by default.
+    pub background: bool,
+    /// `maxTurns`: a ceiling on model turns.
+    pub max_turns: Option<u32>,
+    /// `mcpServers`, passed through. Dropped for untrusted project files.
+    pub mcp_servers: Option<serde_json::Value>,
+    /// `hooks`, passed through. Dropped for untrusted project files.
+    pub hooks: Option<serde_json::Value>,
+    /// `color`: a display hint.
+    pub color: Option<String>,
+    /// `whenToUse`: extra guidance for choosing this agent.
+    pub when_to_use: Option<String>,
+    /// The Markdown after the closing `---`, byte-for-byte.
+    pub body: String,
+    /// The file it came from, if any.
+    pub source: Option<PathBuf>,
+    /// What kigi guessed, ignored or dropped while loading it.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl AgentDefinition {
+    /// A definition with every default and an empty body.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            prompt_mode: PromptMode::default(),
+            tools: ToolSelection::All,
+            disallowed_tools: Vec::new(),
+            permission_mode: PermissionMode::default(),
+            skills: Vec::new(),
+            agents_md: true,
+            output_format: OutputFormat::default(),
+            bash: BashSettings::default(),
+            tool_name_overrides: BTreeMap::new(),
+            param_name_overrides: BTreeMap::new(),
+            completion_requirement: None,
+            tool_config: BTreeMap::new(),
+            model: ModelChoice::Inherit,
+            effort: None,
+            capability_mode: None,
+            isolation: None,
+            background: false,
+            max_turns: None,
+            mcp_servers: None,
+            hooks: None,
+            color: None,
+            when_to_use: None,
+            body: String::new(),
+            source: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Parses an agent file's text with the strict name rule. `source` is used in messages.
+    pub fn parse(text: &str, source: Option<&Path>) -> Result<Self, AgentBuildError> {
+        Self::parse_with(text, source, ParseOptions::default())
+    }
+
+    /// Parses an agent file's text.
+    pub fn parse_with(
+        text: &str,
+        source: Option<&Path>,
+        options: ParseOptions,
+    ) -> Result<Self, AgentBuildError> {
+        crate::definition_parse::parse(text, source, options)
+    }
+
+    /// Reads and parses a file with the strict name rule.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, AgentBuildError> {
+        Self::from_file_with(path, ParseOptions::default())
+    }
+
+    /// Reads and parses a file.
+    pub fn from_file_with(
+        path: impl AsRef<Path>,
+        options: ParseOptions,
+    ) -> Result<Self, AgentBuildError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| AgentBuildError::IoError {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse_with(&text, Some(path), options)
+    }
+
+    /// The description as it should be displayed: literal `\n` escapes (common in files
+    /// written for other harnesses) shown as line breaks.
+    pub fn display_description(&self) -> String {
+        self.description.replace("\\n", "\n")
+    }
+}

@@ -1,0 +1,376 @@
+//! Finding agent definitions, in priority order, and deciding which one each name means.
+//!
+//! Order (highest first): project `.kigi/agents/` from the working directory up to the git
+//! root (closer wins); `$KIGI_HOME/agents/`; compat directories (project `.claude/agents/`,
+//! `.agents/agents/`, … closer first, then the user's `~/.claude/agents/`, …; switchable with
+//! `[agents] compat_dirs`); built-ins. Directories are scanned recursively, files in path order.
+//! The first definition of a name wins; later ones are kept as shadowed.
+//!
+//! The rule: by-name lookups check the name with [`check_path_component`] before touching the
+//! file system, and never join a name onto a directory.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::agent_name::check_path_component;
+use crate::builtin::built_in_definitions;
+use crate::config::{ConfigError, KigiConfig};
+use crate::definition::{AgentDefinition, NamePolicy, ParseOptions};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::error::AgentBuildError;
+use crate::paths::{KigiPaths, PROJECT_AGENT_DIR, PROJECT_COMPAT_AGENT_DIRS};
+use crate::project::ProjectLayout;
+use crate::trust::{TrustStore, gate_untrusted};
+
+/// Where a definition came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// `.kigi/agents/` in the project.
+    Project,
+    /// `$KIGI_HOME/agents/`.
+    User,
+    /// A directory written for another harness, in the project or the user's home.
+    Compat,
+    /// Compiled into kigi.
+    BuiltIn,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Project => "project",
+            Self::User => "user",
+            Self::Compat => "compat",
+            Self::BuiltIn => "built-in",
+        }
+    }
+}
+
+/// One directory to scan, in priority order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSource {
+    pub dir: PathBuf,
+    pub scope: Scope,
+    pub name_policy: NamePolicy,
+    /// For project directories: the folder that must be trusted. `None` means always trusted.
+    pub trust_root: Option<PathBuf>,
+}
+
+/// A loaded definition and where it came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiscoveredAgent {
+    pub definition: AgentDefinition,
+    pub scope: Scope,
+    /// False for project files whose folder is not trusted (their hooks and MCP servers were
+    /// dropped).
+    pub trusted: bool,
+}
+
+impl DiscoveredAgent {
+    /// The file path, or `built-in`.
+    pub fn origin(&self) -> String {
+        match &self.definition.source {
+            Some(path) => path.display().to_string(),
+            None => "built-in".to_owned(),
+        }
+    }
+}
+
+/// A definition that lost to a higher-priority one of the same name.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShadowedAgent {
+    pub agent: DiscoveredAgent,
+    /// Origin of the definition that won.
+    pub shadowed_by: String,
+}
+
+/// Everything discovery found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DiscoveryReport {
+    /// The winning definition of each name, highest priority first.
+    pub agents: Vec<DiscoveredAgent>,
+    pub shadowed: Vec<ShadowedAgent>,
+    /// Skipped files (errors) and everything the loaded ones warned about.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl DiscoveryReport {
+    /// The winning definition of `name`.
+    pub fn get(&self, name: &str) -> Option<&DiscoveredAgent> {
+        self.agents.iter().find(|a| a.definition.name == name)
+    }
+
+    /// Names of every winning definition, in priority order.
+    pub fn names(&self) -> Vec<&str> {
+        self.agents
+            .iter()
+            .map(|a| a.definition.name.as_str())
+            .collect()
+    }
+
+    /// Adds `agent` as the winner of its name, or as shadowed. Two files of one name in the
+    /// same directory tree is worth a warning; a closer scope shadowing a farther one is not.
+    fn add(&mut self, agent: DiscoveredAgent, source_dir: Option<&Path>) {
+        let name = &agent.definition.name;
+        let Some(winner) = self.agents.iter().find(|a| &a.definition.name == name) else {
+            self.agents.push(agent);
+            return;
+        };
+        let same_dir = source_dir.is_some_and(|dir| {
+            winner
+                .definition
+                .source
+                .as_deref()
+                .is_some_and(|p| p.starts_with(dir))
+        });
+        if same_dir {
+            self.diagnostics.push(Diagnostic::warning(
+                agent.definition.source.as_deref(),
+                Some("name"),
+                format!(
+                    "`{name}` is also defined in {}, which wins (first in path order)",
+                    winner.origin()
+                ),
+            ));
+        }
+        let shadowed_by = winner.origin();
+        self.shadowed.push(ShadowedAgent { agent, shadowed_by });
+    }
+}
+
+/// Discovery settings: where to look and what is trusted.
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    pub paths: KigiPaths,
+    pub compat_dirs: bool,
+    pub trust: TrustStore,
+}
+
+impl Discovery {
+    pub fn new(paths: KigiPaths, config: &KigiConfig, trust: TrustStore) -> Self {
+        Self {
+            paths,
+            compat_dirs: config.agents.compat_dirs,
+            trust,
+        }
+    }
+
+    /// Reads `$KIGI_HOME` from the environment, then its config and trust store.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::load(KigiPaths::from_env())
+    }
+
+    /// Reads the config and trust store under `paths`.
+    pub fn load(paths: KigiPaths) -> Result<Self, ConfigError> {
+        let config = KigiConfig::load(&paths.config_file())?;
+        let trust = TrustStore::load(&paths.trust_file())?;
+        Ok(Self::new(paths, &config, trust))
+    }
+
+    /// The directories to scan for `cwd` (or user-level only, with `None`), highest first.
+    pub fn sources(&self, cwd: Option<&Path>) -> Vec<AgentSource> {
+        let layout = cwd.map(ProjectLayout::locate);
+        let levels = layout
+            .as_ref()
+            .map(ProjectLayout::levels_closest_first)
+            .unwrap_or_default();
+        let root = layout.as_ref().map(|l| l.root.clone());
+        let project = |rel: &str, scope: Scope, policy: NamePolicy| -> Vec<AgentSource> {
+            levels
+                .iter()
+                .map(|level| AgentSource {
+                    dir: level.join(rel),
+                    scope,
+                    name_policy: policy,
+                    trust_root: root.clone(),
+                })
+                .collect()
+        };
+        let user = |dir: PathBuf, scope: Scope, policy: NamePolicy| AgentSource {
+            dir,
+            scope,
+            name_policy: policy,
+            trust_root: None,
+        };
+
+        let mut sources: Vec<AgentSource> =
+            project(PROJECT_AGENT_DIR, Scope::Project, NamePolicy::Strict);
+        sources.push(user(
+            self.paths.agents_dir(),
+            Scope::User,
+            NamePolicy::Strict,
+        ));
+        if self.compat_dirs {
+            for rel in PROJECT_COMPAT_AGENT_DIRS {
+                sources.extend(project(rel, Scope::Compat, NamePolicy::Derive));
+            }
+            for dir in self.paths.user_compat_agent_dirs() {
+                sources.push(user(dir, Scope::Compat, NamePolicy::Derive));
+            }
+        }
+        sources
+    }
+
+    /// Everything visible from `cwd`.
+    pub fn discover(&self, cwd: &Path) -> DiscoveryReport {
+        self.discover_from(&self.sources(Some(cwd)))
+    }
+
+    /// User-level and built-in definitions only.
+    pub fn discover_user(&self) -> DiscoveryReport {
+        self.discover_from(&self.sources(None))
+    }
+
+    fn discover_from(&self, sources: &[AgentSource]) -> DiscoveryReport {
+        let mut report = DiscoveryReport::default();
+        for source in sources {
+            let trusted = source
+                .trust_root
+                .as_ref()
+                .is_none_or(|root| self.trust.is_trusted(root));
+            for file in scan_markdown(&source.dir, &mut report.diagnostics) {
+                let options = ParseOptions {
+                    name_policy: source.name_policy,
+                    ..ParseOptions::default()
+                };
+                match AgentDefinition::from_file_with(&file, options) {
+                    Ok(mut definition) => {
+                        if let (false, Some(root)) = (trusted, &source.trust_root) {
+                            gate_untrusted(&mut definition, root);
+                        }
+                        report
+                            .diagnostics
+                            .extend(definition.warnings.iter().cloned());
+                        let agent = DiscoveredAgent {
+                            definition,
+                            scope: source.scope,
+                            trusted,
+                        };
+                        report.add(agent, Some(&source.dir));
+                    }
+                    Err(err) => report.diagnostics.push(err.to_diagnostic()),
+                }
+            }
+        }
+        for definition in built_in_definitions() {
+            let agent = DiscoveredAgent {
+                definition,
+                scope: Scope::BuiltIn,
+                trusted: true,
+            };
+            report.add(agent, None);
+        }
+        report
+    }
+
+    /// The user-level or built-in definition named `name`.
+    pub fn by_name(&self, name: &str) -> Result<Option<DiscoveredAgent>, AgentBuildError> {
+        guard_name(name)?;
+        Ok(self.discover_user().get(name).cloned())
+    }
+
+    /// The definition named `name` as seen from `cwd` (project definitions first).
+    pub fn by_name_in_cwd(
+        &self,
+        name: &str,
+        cwd: &Path,
+    ) -> Result<Option<DiscoveredAgent>, AgentBuildError> {
+        guard_name(name)?;
+        Ok(self.discover(cwd).get(name).cloned())
+    }
+}
+
+fn guard_name(name: &str) -> Result<(), AgentBuildError> {
+    match check_path_component(name) {
+        None => Ok(()),
+        Some(reason) => Err(AgentBuildError::InvalidName {
+            file: None,
+            name: name.to_owned(),
+            reason: format!("{reason}; a name must be one plain path component"),
+        }),
+    }
+}
+
+/// Every `.md` file below `dir`, in path order. Symlinked directories are not followed (no
+/// cycles, no escaping the tree). A missing directory is simply empty.
+pub fn scan_markdown(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        let entries = match std::fs::read_dir(&current) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => continue,
+            Err(e) => {
+                diagnostics.push(Diagnostic {
+                    severity: Severity::Error,
+                    file: Some(current.clone()),
+                    line: None,
+                    field: None,
+                    message: format!("cannot read directory: {e}"),
+                });
+                continue;
+            }
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Discovers from `cwd` using the environment's `$KIGI_HOME`. A broken config or trust file
+/// is reported as a diagnostic and defaults are used, so discovery always answers.
+pub fn discover(cwd: &Path) -> DiscoveryReport {
+    let paths = KigiPaths::from_env();
+    match Discovery::load(paths.clone()) {
+        Ok(discovery) => discovery.discover(cwd),
+        Err(err) => {
+            let trust = TrustStore::empty(paths.trust_file());
+            let mut report = Discovery::new(paths, &KigiConfig::default(), trust).discover(cwd);
+            report.diagnostics.insert(0, config_diagnostic(&err));
+            report
+        }
+    }
+}
+
+fn config_diagnostic(err: &ConfigError) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Error,
+        file: Some(err.path.clone()),
+        line: None,
+        field: None,
+        message: format!("{}; using defaults", err.message),
+    }
+}
+
+/// The user-level or built-in definition named `name` (environment's `$KIGI_HOME`).
+pub fn by_name(name: &str) -> Result<Option<DiscoveredAgent>, AgentBuildError> {
+    guard_name(name)?;
+    let paths = KigiPaths::from_env();
+    let discovery = Discovery::load(paths.clone()).unwrap_or_else(|_| {
+        Discovery::new(
+            paths.clone(),
+            &KigiConfig::default(),
+            TrustStore::empty(paths.trust_file()),
+        )
+    });
+    discovery.by_name(name)
+}
+
+/// The definition named `name` as seen from `cwd` (environment's `$KIGI_HOME`).
+pub fn by_name_in_cwd(name: &str, cwd: &Path) -> Result<Option<DiscoveredAgent>, AgentBuildError> {
+    guard_name(name)?;
+    Ok(discover(cwd).get(name).cloned())
+}

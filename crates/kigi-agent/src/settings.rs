@@ -1,0 +1,137 @@
+//! The typed settings an agent definition carries, with the defaults seed 000's table gives.
+//! Wire spellings (serde) are the frontmatter's: camelCase keys, the documented values.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+/// How the body becomes the system prompt.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptMode {
+    /// Base template first, then the body appended raw (never rendered).
+    #[default]
+    Extend,
+    /// The body is the whole template, rendered with `${{ }}` delimiters.
+    Full,
+}
+
+/// What runs without asking.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionMode {
+    #[default]
+    Default,
+    AcceptEdits,
+    DontAsk,
+    Plan,
+}
+
+/// How much the agent writes back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    #[default]
+    Default,
+    Concise,
+}
+
+/// Where a subagent's work happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    None,
+    Worktree,
+}
+
+/// Which model an agent asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "name")]
+pub enum ModelChoice {
+    /// The parent's (or the session's) model. Also what an omitted `model` means.
+    #[default]
+    Inherit,
+    /// A model alias or id, resolved against `[models.*]` when the agent runs.
+    Named(String),
+}
+
+impl fmt::Display for ModelChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Inherit => f.write_str("inherit"),
+            Self::Named(name) => f.write_str(name),
+        }
+    }
+}
+
+/// `bash`: overrides for the shell tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BashSettings {
+    pub timeout_secs: f64,
+    pub output_byte_limit: u64,
+    pub cmd_prefix: Option<String>,
+}
+
+impl Default for BashSettings {
+    fn default() -> Self {
+        Self {
+            timeout_secs: 120.0,
+            output_byte_limit: 200_000,
+            cmd_prefix: None,
+        }
+    }
+}
+
+/// Bounded retries with exponential backoff (`recovery`, `toolConfig.<tool>.retry`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetryPolicy {
+    pub max_retries: u32,
+    pub base_delay_ms: u64,
+    pub max_delay_ms: u64,
+}
+
+impl Default for RetryPolicy {
+    /// Used for any sub-field a file leaves out.
+    fn default() -> Self {
+        Self {
+            max_retries: 3,
+            base_delay_ms: 1_000,
+            max_delay_ms: 30_000,
+        }
+    }
+}
+
+/// `completionRequirement`: a tool the agent must call before its turn may end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompletionRequirement {
+    /// Canonical tool name.
+    pub tool: String,
+    /// Injected as a `<system-reminder>` when the model stops without calling `tool`.
+    pub reminder: String,
+    pub recovery: Option<RetryPolicy>,
+}
+
+/// `toolConfig.<tool>`: per-tool execution settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolConfig {
+    pub retry: Option<RetryPolicy>,
+}
+
+/// `tools`: which tools the agent may use before the denylist and capability mode apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "tools")]
+pub enum ToolSelection {
+    /// `tools` omitted: every tool.
+    #[default]
+    All,
+    /// Only these: canonical kigi names and MCP names or globs. Empty means no tools.
+    Only(Vec<String>),
+}
+
+/// `paramNameOverrides`: tool → (canonical parameter → model-facing parameter).
+pub type ParamNameOverrides = BTreeMap<String, BTreeMap<String, String>>;

@@ -1,0 +1,139 @@
+//! MiniJinja with kigi's delimiters: `${{ }}`, `${% %}` and `${# #}`, so literal `{{ }}`,
+//! `{% %}` and `{# #}` in prose (templating examples, shell snippets) pass through untouched.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use minijinja::Environment;
+use minijinja::syntax::SyntaxConfig;
+use serde::Serialize;
+
+use crate::error::AgentBuildError;
+
+/// Facts about the machine and session that prompts may mention.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PromptEnvironment {
+    /// `linux`, `macos`, `windows`, …
+    pub os_name: String,
+    pub shell_path: String,
+    pub working_directory: String,
+    /// The local date, `YYYY-MM-DD`.
+    pub current_date: String,
+}
+
+impl PromptEnvironment {
+    /// Reads the real machine: OS, `$SHELL` (default `/bin/sh`) and today's local date.
+    pub fn detect(cwd: &Path) -> Self {
+        Self {
+            os_name: std::env::consts::OS.to_owned(),
+            shell_path: std::env::var("SHELL").unwrap_or_else(|_| "/bin/sh".to_owned()),
+            working_directory: cwd.display().to_string(),
+            current_date: chrono::Local::now().format("%Y-%m-%d").to_string(),
+        }
+    }
+}
+
+/// The variables a prompt template sees.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct TemplateContext<'a> {
+    /// Canonical tool name → model-facing name; empty for a disabled tool, so
+    /// `${% if tools.x %}` blocks vanish.
+    pub(crate) tools: &'a BTreeMap<String, String>,
+    #[serde(flatten)]
+    pub(crate) environment: &'a PromptEnvironment,
+    /// `outputFormat: concise`.
+    pub(crate) concise: bool,
+}
+
+fn environment() -> Result<Environment<'static>, minijinja::Error> {
+    let mut env = Environment::new();
+    let syntax = SyntaxConfig::builder()
+        .block_delimiters("${%", "%}")
+        .variable_delimiters("${{", "}}")
+        .comment_delimiters("${#", "#}")
+        .build()?;
+    env.set_syntax(syntax);
+    Ok(env)
+}
+
+/// Renders `source`; errors name `file` and the template line.
+pub(crate) fn render(
+    source: &str,
+    context: &TemplateContext<'_>,
+    file: Option<&Path>,
+) -> Result<String, AgentBuildError> {
+    let to_error = |e: minijinja::Error| AgentBuildError::MiniJinjaError {
+        file: file.map(Path::to_path_buf),
+        message: match e.line() {
+            Some(line) => format!("line {line}: {e}"),
+            None => e.to_string(),
+        },
+    };
+    let env = environment().map_err(to_error)?;
+    env.render_str(
+        source,
+        minijinja::Value::from(minijinja::value::Serde(context)),
+    )
+    .map_err(to_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context_render(source: &str, tools: &[(&str, &str)]) -> Result<String, AgentBuildError> {
+        let tools: BTreeMap<String, String> = tools
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let environment = PromptEnvironment {
+            os_name: "linux".into(),
+            shell_path: "/bin/bash".into(),
+            working_directory: "/w".into(),
+            current_date: "2026-11-30".into(),
+        };
+        render(
+            source,
+            &TemplateContext {
+                tools: &tools,
+                environment: &environment,
+                concise: false,
+            },
+            None,
+        )
+    }
+
+    #[test]
+    fn kigi_delimiters_render_and_plain_braces_pass_through() {
+        let out = context_render(
+            "Use ${{ tools.read_file }} on ${{ os_name }}. Literal {{ x }} {% y %} {# z #} ${HOME}.",
+            &[("read_file", "Read")],
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "Use Read on linux. Literal {{ x }} {% y %} {# z #} ${HOME}."
+        );
+    }
+
+    #[test]
+    fn disabled_tool_blocks_vanish() {
+        let source = "A\n${%- if tools.run_terminal_cmd %}\nshell\n${%- endif %}\nB";
+        assert_eq!(
+            context_render(source, &[("run_terminal_cmd", "")]).unwrap(),
+            "A\nB"
+        );
+        assert_eq!(context_render(source, &[]).unwrap(), "A\nB");
+        assert_eq!(
+            context_render(source, &[("run_terminal_cmd", "sh")]).unwrap(),
+            "A\nshell\nB"
+        );
+    }
+
+    #[test]
+    fn template_errors_are_minijinja_errors_with_a_line() {
+        let err = context_render("ok\n${% if %}", &[]).unwrap_err();
+        assert!(matches!(err, AgentBuildError::MiniJinjaError { .. }));
+        assert!(err.to_string().contains("line 2"), "{err}");
+    }
+}

@@ -1,0 +1,193 @@
+//! Folder trust. Anything a repository ships is untrusted until its folder is trusted: from an
+//! untrusted folder, an agent definition still loads, but its inline `hooks` and `mcpServers`
+//! (things that would start processes) are dropped with a diagnostic saying how to trust it.
+//!
+//! User-level and built-in definitions are always trusted. Trusting a folder trusts everything
+//! below it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::ConfigError;
+use crate::definition::AgentDefinition;
+use crate::diagnostic::Diagnostic;
+
+/// The set of trusted folders, kept in `$KIGI_HOME/trusted_folders.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustStore {
+    file: PathBuf,
+    folders: Vec<PathBuf>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct TrustFile {
+    #[serde(default)]
+    trusted: Vec<PathBuf>,
+}
+
+/// Absolute, with symlinks resolved when the folder exists, so a trusted folder cannot be
+/// reached (or escaped) through another spelling.
+fn normalize(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+impl TrustStore {
+    /// An empty store that saves to `file`.
+    pub fn empty(file: impl Into<PathBuf>) -> Self {
+        Self {
+            file: file.into(),
+            folders: Vec::new(),
+        }
+    }
+
+    /// Reads the store; a missing file is an empty store.
+    pub fn load(file: &Path) -> Result<Self, ConfigError> {
+        let err = |message: String| ConfigError {
+            path: file.to_path_buf(),
+            message,
+        };
+        let text = match std::fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::empty(file)),
+            Err(e) => return Err(err(e.to_string())),
+        };
+        let parsed: TrustFile = toml::from_str(&text).map_err(|e| err(e.to_string()))?;
+        Ok(Self {
+            file: file.to_path_buf(),
+            folders: parsed.trusted,
+        })
+    }
+
+    /// Writes the store back to its file.
+    pub fn save(&self) -> Result<(), ConfigError> {
+        let err = |message: String| ConfigError {
+            path: self.file.clone(),
+            message,
+        };
+        if let Some(dir) = self.file.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
+        }
+        let text = toml::to_string(&TrustFile {
+            trusted: self.folders.clone(),
+        })
+        .map_err(|e| err(e.to_string()))?;
+        std::fs::write(&self.file, text).map_err(|e| err(e.to_string()))
+    }
+
+    /// The trusted folders, as stored.
+    pub fn folders(&self) -> &[PathBuf] {
+        &self.folders
+    }
+
+    /// True when `path` is a trusted folder or lies below one.
+    pub fn is_trusted(&self, path: &Path) -> bool {
+        let path = normalize(path);
+        self.folders.iter().any(|folder| path.starts_with(folder))
+    }
+
+    /// Trusts `folder`. Returns false when it was already trusted.
+    pub fn trust(&mut self, folder: &Path) -> bool {
+        let folder = normalize(folder);
+        if self.folders.contains(&folder) {
+            return false;
+        }
+        self.folders.push(folder);
+        true
+    }
+
+    /// Stops trusting `folder` itself. Returns false when it was not in the store (it may
+    /// still be trusted through an ancestor; [`TrustStore::is_trusted`] tells).
+    pub fn revoke(&mut self, folder: &Path) -> bool {
+        let folder = normalize(folder);
+        let before = self.folders.len();
+        self.folders.retain(|f| *f != folder);
+        self.folders.len() != before
+    }
+}
+
+/// Drops what an untrusted definition must not start: inline `hooks` and `mcpServers`. `root`
+/// is the folder the user would trust; it is named in the diagnostic.
+pub fn gate_untrusted(def: &mut AgentDefinition, root: &Path) {
+    let file = def.source.clone();
+    let hint = format!(
+        "dropped: the folder {} is not trusted (run `kigi trust {}` to allow it)",
+        root.display(),
+        root.display()
+    );
+    if def.hooks.take().is_some() {
+        def.warnings.push(Diagnostic::warning(
+            file.as_deref(),
+            Some("hooks"),
+            format!("inline hooks {hint}"),
+        ));
+    }
+    if def.mcp_servers.take().is_some() {
+        def.warnings.push(Diagnostic::warning(
+            file.as_deref(),
+            Some("mcpServers"),
+            format!("inline MCP servers {hint}"),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trusting_a_folder_trusts_what_is_below_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join("sub")).unwrap();
+        let mut store = TrustStore::empty(tmp.path().join("trust.toml"));
+        assert!(!store.is_trusted(&repo.join("sub")));
+        assert!(store.trust(&repo));
+        assert!(!store.trust(&repo), "second trust is a no-op");
+        assert!(store.is_trusted(&repo.join("sub")));
+        assert!(!store.is_trusted(tmp.path()));
+    }
+
+    #[test]
+    fn a_sibling_with_a_common_prefix_is_not_trusted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = TrustStore::empty(tmp.path().join("trust.toml"));
+        std::fs::create_dir_all(tmp.path().join("repo")).unwrap();
+        std::fs::create_dir_all(tmp.path().join("repo-evil")).unwrap();
+        store.trust(&tmp.path().join("repo"));
+        assert!(!store.is_trusted(&tmp.path().join("repo-evil")));
+    }
+
+    #[test]
+    fn store_round_trips_through_its_file_and_revokes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("home/trusted_folders.toml");
+        let mut store = TrustStore::load(&file).unwrap();
+        store.trust(tmp.path());
+        store.save().unwrap();
+        let mut loaded = TrustStore::load(&file).unwrap();
+        assert!(loaded.is_trusted(tmp.path()));
+        assert!(loaded.revoke(tmp.path()));
+        assert!(!loaded.revoke(tmp.path()));
+        assert!(!loaded.is_trusted(tmp.path()));
+    }
+
+    #[test]
+    fn gate_drops_hooks_and_mcp_servers_with_a_reason() {
+        let mut def = AgentDefinition::new("a", "b");
+        def.hooks = Some(serde_json::json!({"PreToolUse": []}));
+        def.mcp_servers = Some(serde_json::json!({"x": {"command": "evil"}}));
+        gate_untrusted(&mut def, Path::new("/repo"));
+        assert_eq!(def.hooks, None);
+        assert_eq!(def.mcp_servers, None);
+        let fields: Vec<_> = def
+            .warnings
+            .iter()
+            .filter_map(|w| w.field.as_deref())
+            .collect();
+        assert_eq!(fields, vec!["hooks", "mcpServers"]);
+        assert!(def.warnings[0].message.contains("kigi trust /repo"));
+    }
+}
