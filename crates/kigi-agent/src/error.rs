@@ -83,12 +83,22 @@ impl AgentBuildError {
             Self::InvalidName { .. } => (None, Some("name".to_owned())),
             Self::IoError { .. } | Self::MiniJinjaError { .. } => (None, None),
         };
+        // The diagnostic carries file, line and field itself; keep only the message proper.
+        let full = self.to_string();
+        let mut message = full
+            .strip_prefix(&format!("{}: ", location(self.file(), line)))
+            .unwrap_or(&full);
+        if let Some(field) = &field {
+            message = message
+                .strip_prefix(&format!("field `{field}`: "))
+                .unwrap_or(message);
+        }
         Diagnostic {
             severity: Severity::Error,
             file: self.file().map(std::path::Path::to_path_buf),
             line,
             field,
-            message: self.to_string(),
+            message: message.to_owned(),
         }
     }
 }

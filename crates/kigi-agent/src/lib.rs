@@ -49,3 +49,8 @@ pub use skills::Skill;
 pub use template::PromptEnvironment;
 pub use toolset::{ResolvedTool, resolve_tools};
 pub use trust::{TrustStore, gate_untrusted};
+mod starter;
+mod validate;
+
+pub use starter::{create_agent_file, starter_definition};
+pub use validate::{FileReport, FileStatus};

@@ -1,0 +1,220 @@
+//! `kigi agents list | show | validate | new`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kigi_agent::{
+    AgentBuilder, DiscoveredAgent, FileStatus, KigiPaths, ProjectLayout, Severity,
+    create_agent_file,
+};
+use serde_json::json;
+
+use super::context;
+
+/// First line of a description, with literal `\n` escapes read as breaks.
+fn summary(agent: &DiscoveredAgent) -> String {
+    agent
+        .definition
+        .display_description()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
+    let (cwd, discovery) = context()?;
+    let report = discovery.discover(&cwd);
+    if as_json {
+        let agents: Vec<_> = report
+            .agents
+            .iter()
+            .map(|a| {
+                json!({
+                    "name": a.definition.name,
+                    "scope": a.scope,
+                    "source": a.origin(),
+                    "trusted": a.trusted,
+                    "description": a.definition.display_description(),
+                })
+            })
+            .collect();
+        let shadowed: Vec<_> = report
+            .shadowed
+            .iter()
+            .map(|s| {
+                json!({
+                    "name": s.agent.definition.name,
+                    "scope": s.agent.scope,
+                    "source": s.agent.origin(),
+                    "shadowed_by": s.shadowed_by,
+                })
+            })
+            .collect();
+        let out =
+            json!({"agents": agents, "shadowed": shadowed, "diagnostics": report.diagnostics});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let width = report
+        .agents
+        .iter()
+        .map(|a| a.definition.name.len())
+        .max()
+        .unwrap_or(4);
+    for agent in &report.agents {
+        println!(
+            "{:width$}  {:8}  {}\n{:width$}  {:8}  {}",
+            agent.definition.name,
+            agent.scope.as_str(),
+            summary(agent),
+            "",
+            "",
+            agent.origin(),
+        );
+    }
+    for shadowed in &report.shadowed {
+        println!(
+            "{:width$}  shadowed  {} (by {})",
+            shadowed.agent.definition.name,
+            shadowed.agent.origin(),
+            shadowed.shadowed_by
+        );
+    }
+    for diagnostic in &report.diagnostics {
+        eprintln!("{diagnostic}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<ExitCode> {
+    let (cwd, discovery) = context()?;
+    let Some(agent) = discovery.by_name_in_cwd(name, &cwd)? else {
+        let names = discovery.discover(&cwd);
+        anyhow::bail!(
+            "no agent named `{name}`; available: {}",
+            names.names().join(", ")
+        );
+    };
+    let built = AgentBuilder::new(&cwd)
+        .with_paths(discovery.paths.clone())
+        .from_definition(agent.definition.clone())
+        .build()?;
+    if as_json {
+        let out = json!({
+            "scope": agent.scope,
+            "source": agent.origin(),
+            "trusted": agent.trusted,
+            "agent": built,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let def = &built.definition;
+    println!("name:            {}", def.name);
+    println!(
+        "scope:           {} ({})",
+        agent.scope.as_str(),
+        agent.origin()
+    );
+    println!("trusted:         {}", agent.trusted);
+    println!("model:           {}", def.model);
+    println!("prompt mode:     {:?}", def.prompt_mode);
+    println!("permission mode: {:?}", def.permission_mode);
+    if let Some(mode) = def.capability_mode {
+        println!("capability mode: {mode}");
+    }
+    let tools: Vec<String> = built
+        .tools
+        .iter()
+        .map(|t| {
+            if t.model_name == t.name {
+                t.name.clone()
+            } else {
+                format!("{} (as {})", t.name, t.model_name)
+            }
+        })
+        .collect();
+    println!("tools:           {}", tools.join(", "));
+    if !def.disallowed_tools.is_empty() {
+        println!("denied tools:    {}", def.disallowed_tools.join(", "));
+    }
+    if let Some(turns) = def.max_turns {
+        println!("max turns:       {turns}");
+    }
+    println!(
+        "description:\n  {}",
+        def.display_description().replace('\n', "\n  ")
+    );
+    for diagnostic in &built.diagnostics {
+        println!("{diagnostic}");
+    }
+    if with_prompt {
+        println!(
+            "\n--- system prompt ({} chars) ---\n{}",
+            built.system_prompt.len(),
+            built.system_prompt
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
+    let (cwd, discovery) = context()?;
+    let reports = discovery.validate_paths(paths, &cwd);
+    let count = |status| reports.iter().filter(|r| r.status == status).count();
+    let (ok, warned, failed) = (
+        count(FileStatus::Ok),
+        count(FileStatus::Warning),
+        count(FileStatus::Error),
+    );
+    if as_json {
+        let out = json!({"files": reports, "ok": ok, "warning": warned, "error": failed});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        for report in &reports {
+            let label = match report.status {
+                FileStatus::Ok => "ok     ",
+                FileStatus::Warning => "warning",
+                FileStatus::Error => "error  ",
+            };
+            println!("{label} {}", report.path.display());
+            for d in &report.diagnostics {
+                let severity = if d.severity == Severity::Error {
+                    "error"
+                } else {
+                    "warning"
+                };
+                let line = d.line.map(|l| format!("line {l}: ")).unwrap_or_default();
+                let field = d
+                    .field
+                    .as_ref()
+                    .map(|f| format!("`{f}`: "))
+                    .unwrap_or_default();
+                println!("    {severity}: {line}{field}{}", d.message);
+            }
+        }
+        println!(
+            "{} files: {ok} ok, {warned} with warnings, {failed} with errors",
+            reports.len()
+        );
+    }
+    Ok(if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn new(name: &str, user: bool) -> anyhow::Result<ExitCode> {
+    let dir = if user {
+        KigiPaths::from_env().agents_dir()
+    } else {
+        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        ProjectLayout::locate(&cwd).root.join(".kigi/agents")
+    };
+    let path = create_agent_file(&dir, name)?;
+    println!("created {}", path.display());
+    Ok(ExitCode::SUCCESS)
+}

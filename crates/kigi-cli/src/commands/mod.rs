@@ -1,0 +1,14 @@
+//! One module per subcommand family.
+
+pub mod agents;
+pub mod trust;
+
+use anyhow::Context;
+use kigi_agent::{Discovery, KigiPaths};
+
+/// The working directory and discovery settings every command starts from.
+pub fn context() -> anyhow::Result<(std::path::PathBuf, Discovery)> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let discovery = Discovery::load(KigiPaths::from_env())?;
+    Ok((cwd, discovery))
+}
