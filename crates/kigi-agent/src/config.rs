@@ -1,6 +1,7 @@
 //! `$KIGI_HOME/config.toml`: the parts this crate reads. Sections owned by other crates
 //! (`[models]`, `[endpoints]`, `[subagents]`, …) are ignored here, so one file serves all.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -14,10 +15,12 @@ pub struct ConfigError {
 }
 
 /// The settings this crate reads from `config.toml`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct KigiConfig {
     pub agents: AgentsConfig,
+    /// `[models.<alias>]`: only the alias names matter here (the model layer reads the rest).
+    pub models: BTreeMap<String, toml::Table>,
 }
 
 /// `[agents]`.
@@ -35,6 +38,11 @@ impl Default for AgentsConfig {
 }
 
 impl KigiConfig {
+    /// The configured model aliases.
+    pub fn model_aliases(&self) -> Vec<String> {
+        self.models.keys().cloned().collect()
+    }
+
     /// Reads `path`; a missing file is the default configuration.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let text = match std::fs::read_to_string(path) {

@@ -21,6 +21,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::AgentBuildError;
 use crate::paths::{KigiPaths, PROJECT_AGENT_DIR, PROJECT_COMPAT_AGENT_DIRS};
 use crate::project::ProjectLayout;
+use crate::settings::ModelChoice;
 use crate::trust::{TrustStore, gate_untrusted};
 
 /// Where a definition came from.
@@ -146,6 +147,8 @@ pub struct Discovery {
     pub paths: KigiPaths,
     pub compat_dirs: bool,
     pub trust: TrustStore,
+    /// Configured model aliases, to tell which `model:` values will be honoured.
+    pub model_aliases: Vec<String>,
 }
 
 impl Discovery {
@@ -154,6 +157,7 @@ impl Discovery {
             paths,
             compat_dirs: config.agents.compat_dirs,
             trust,
+            model_aliases: config.model_aliases(),
         }
     }
 
@@ -240,6 +244,7 @@ impl Discovery {
                         if let (false, Some(root)) = (trusted, &source.trust_root) {
                             gate_untrusted(&mut definition, root);
                         }
+                        self.warn_unknown_model(&mut definition);
                         report
                             .diagnostics
                             .extend(definition.warnings.iter().cloned());
@@ -263,6 +268,24 @@ impl Discovery {
             report.add(agent, None);
         }
         report
+    }
+
+    /// Warns when `model:` names something that is not a configured alias: the value is kept
+    /// for display and the agent runs on its parent's model.
+    pub(crate) fn warn_unknown_model(&self, def: &mut AgentDefinition) {
+        if let ModelChoice::Named(name) = &def.model
+            && def.model.effective(&self.model_aliases) == ModelChoice::Inherit
+        {
+            let message = format!(
+                "`{name}` is not a configured model alias ([models.{name}] in config.toml); \
+                 the parent's model will be used"
+            );
+            def.warnings.push(Diagnostic::warning(
+                def.source.as_deref(),
+                Some("model"),
+                message,
+            ));
+        }
     }
 
     /// The user-level or built-in definition named `name`.

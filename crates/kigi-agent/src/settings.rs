@@ -56,6 +56,17 @@ pub enum ModelChoice {
     Named(String),
 }
 
+impl ModelChoice {
+    /// The model to run with: a name that is not a configured alias (`sonnet` in a file
+    /// written for Claude Code) means the parent's model, never a failed spawn.
+    pub fn effective(&self, aliases: &[String]) -> ModelChoice {
+        match self {
+            Self::Named(name) if aliases.contains(name) => self.clone(),
+            _ => Self::Inherit,
+        }
+    }
+}
+
 impl fmt::Display for ModelChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

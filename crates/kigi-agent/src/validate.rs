@@ -72,6 +72,7 @@ impl Discovery {
                 gate_untrusted(&mut def, &root);
             }
         }
+        self.warn_unknown_model(&mut def);
         let name = def.name.clone();
         let environment = PromptEnvironment::detect(folder);
         let built = AgentBuilder::new(folder)

@@ -1,0 +1,262 @@
+//! Discovery across every scope: priority, shadowing, compat switch, broken files, the name
+//! guard, and trust, on real directories.
+
+use std::path::{Path, PathBuf};
+
+use kigi_agent::{AgentBuildError, Discovery, KigiConfig, KigiPaths, Scope, Severity, TrustStore};
+
+struct World {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    kigi_home: PathBuf,
+    repo: PathBuf,
+    cwd: PathBuf,
+}
+
+fn agent(dir: &Path, file: &str, name: &str, extra: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join(file),
+        format!(
+            "---\nname: {name}\ndescription: {name} from {}\n{extra}---\nbody\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+}
+
+fn world() -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let kigi_home = tmp.path().join("kigi-home");
+    let repo = tmp.path().join("repo");
+    let cwd = repo.join("sub");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+
+    agent(&repo.join(".kigi/agents"), "shared.md", "shared", "");
+    agent(&cwd.join(".kigi/agents"), "shared.md", "shared", "");
+    agent(
+        &repo.join(".kigi/agents/team/deep"),
+        "nested.md",
+        "nested",
+        "",
+    );
+    agent(&kigi_home.join("agents"), "shared.md", "shared", "");
+    agent(&kigi_home.join("agents"), "user-only.md", "user-only", "");
+    agent(&kigi_home.join("agents"), "explore.md", "explore", "");
+    agent(&repo.join(".claude/agents"), "shared.md", "shared", "");
+    agent(
+        &repo.join(".claude/agents"),
+        "compat-only.md",
+        "compat-only",
+        "",
+    );
+    agent(
+        &home.join(".claude/agents"),
+        "home-compat.md",
+        "home-compat",
+        "",
+    );
+    std::fs::write(repo.join(".kigi/agents/broken.md"), "---\nname: broken\n").unwrap();
+    World {
+        _tmp: tmp,
+        home,
+        kigi_home,
+        repo,
+        cwd,
+    }
+}
+
+fn discovery(world: &World, config: &KigiConfig) -> Discovery {
+    let paths = KigiPaths::new(&world.kigi_home, Some(world.home.clone()));
+    let trust = TrustStore::empty(paths.trust_file());
+    Discovery::new(paths, config, trust)
+}
+
+#[test]
+fn priority_runs_project_then_user_then_compat_then_built_in() {
+    let w = world();
+    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let found: Vec<(&str, Scope)> = report
+        .agents
+        .iter()
+        .map(|a| (a.definition.name.as_str(), a.scope))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("shared", Scope::Project),
+            ("nested", Scope::Project),
+            ("explore", Scope::User),
+            ("user-only", Scope::User),
+            ("compat-only", Scope::Compat),
+            ("home-compat", Scope::Compat),
+            ("kigi", Scope::BuiltIn),
+            ("general-purpose", Scope::BuiltIn),
+            ("plan", Scope::BuiltIn),
+        ]
+    );
+    let shared = report.get("shared").unwrap();
+    assert_eq!(
+        shared.definition.source.as_deref(),
+        Some(w.cwd.join(".kigi/agents/shared.md").as_path()),
+        "the folder closest to the working directory wins"
+    );
+}
+
+#[test]
+fn shadowed_definitions_stay_visible_with_their_winner() {
+    let w = world();
+    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let winner = w.cwd.join(".kigi/agents/shared.md").display().to_string();
+    let shadowed: Vec<(String, String)> = report
+        .shadowed
+        .iter()
+        .map(|s| (s.agent.origin(), s.shadowed_by.clone()))
+        .collect();
+    assert_eq!(
+        shadowed,
+        vec![
+            (
+                w.repo.join(".kigi/agents/shared.md").display().to_string(),
+                winner.clone()
+            ),
+            (
+                w.kigi_home.join("agents/shared.md").display().to_string(),
+                winner.clone()
+            ),
+            (
+                w.repo
+                    .join(".claude/agents/shared.md")
+                    .display()
+                    .to_string(),
+                winner
+            ),
+            (
+                "built-in".to_owned(),
+                w.kigi_home.join("agents/explore.md").display().to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_broken_file_is_skipped_with_a_diagnostic_and_the_others_load() {
+    let w = world();
+    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let errors: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(
+        errors[0].file.as_deref(),
+        Some(w.repo.join(".kigi/agents/broken.md").as_path())
+    );
+    assert!(report.get("broken").is_none());
+    assert!(report.get("nested").is_some());
+}
+
+#[test]
+fn compat_directories_can_be_switched_off() {
+    let w = world();
+    let config = KigiConfig::parse("[agents]\ncompat_dirs = false\n", Path::new("c.toml")).unwrap();
+    let report = discovery(&w, &config).discover(&w.cwd);
+    assert!(report.get("compat-only").is_none());
+    assert!(report.get("home-compat").is_none());
+    assert!(report.get("user-only").is_some());
+}
+
+#[test]
+fn by_name_lookups_find_by_priority() {
+    let w = world();
+    let d = discovery(&w, &KigiConfig::default());
+    let in_cwd = d.by_name_in_cwd("shared", &w.cwd).unwrap().unwrap();
+    assert_eq!(in_cwd.scope, Scope::Project);
+    let user = d.by_name("shared").unwrap().unwrap();
+    assert_eq!(user.scope, Scope::User);
+    assert_eq!(d.by_name("plan").unwrap().unwrap().scope, Scope::BuiltIn);
+    assert!(d.by_name("nobody").unwrap().is_none());
+}
+
+#[test]
+fn by_name_rejects_anything_but_one_plain_path_component() {
+    let w = world();
+    // A definition a traversal would reach if the name were joined onto a directory.
+    agent(&w.repo.join(".kigi"), "x.md", "x", "");
+    let d = discovery(&w, &KigiConfig::default());
+    for name in ["../x", "a/b", "a\\b", "..", ".", "", "/etc/passwd", "a\0b"] {
+        let err = d.by_name_in_cwd(name, &w.cwd).unwrap_err();
+        assert!(
+            matches!(err, AgentBuildError::InvalidName { .. }),
+            "{name:?}"
+        );
+        assert!(
+            matches!(d.by_name(name), Err(AgentBuildError::InvalidName { .. })),
+            "{name:?}"
+        );
+    }
+}
+
+const RISKY: &str = "hooks:\n  PreToolUse:\n    - command: touch /tmp/pwned\nmcpServers:\n  evil:\n    command: evil-server\n";
+
+#[test]
+fn untrusted_project_definitions_lose_hooks_and_mcp_servers_but_still_load() {
+    let w = world();
+    agent(&w.repo.join(".kigi/agents"), "risky.md", "risky", RISKY);
+    agent(&w.kigi_home.join("agents"), "mine.md", "mine", RISKY);
+    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let risky = report.get("risky").unwrap();
+    assert!(!risky.trusted);
+    assert_eq!(risky.definition.hooks, None);
+    assert_eq!(risky.definition.mcp_servers, None);
+    let why: Vec<_> = risky
+        .definition
+        .warnings
+        .iter()
+        .map(|d| (d.field.clone().unwrap(), d.message.contains("kigi trust")))
+        .collect();
+    assert_eq!(
+        why,
+        vec![("hooks".into(), true), ("mcpServers".into(), true)]
+    );
+    let mine = report.get("mine").unwrap();
+    assert!(mine.trusted, "user-level definitions are trusted");
+    assert!(mine.definition.hooks.is_some() && mine.definition.mcp_servers.is_some());
+}
+
+#[test]
+fn trusted_project_keeps_hooks_and_mcp_servers() {
+    let w = world();
+    agent(&w.repo.join(".kigi/agents"), "risky.md", "risky", RISKY);
+    let mut d = discovery(&w, &KigiConfig::default());
+    d.trust.trust(&w.repo);
+    let report = d.discover(&w.cwd);
+    let risky = report.get("risky").unwrap();
+    assert!(risky.trusted);
+    assert!(risky.definition.hooks.is_some());
+    assert!(risky.definition.mcp_servers.is_some());
+}
+
+#[test]
+fn same_name_twice_in_one_directory_warns_and_first_by_path_wins() {
+    let w = world();
+    let dir = w.repo.join(".kigi/agents");
+    agent(&dir, "a-first.md", "twin", "");
+    agent(&dir, "b-second.md", "twin", "");
+    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    assert_eq!(
+        report.get("twin").unwrap().definition.source.as_deref(),
+        Some(dir.join("a-first.md").as_path())
+    );
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Warning
+                && d.file.as_deref() == Some(dir.join("b-second.md").as_path())
+                && d.message.contains("also defined"))
+    );
+}
