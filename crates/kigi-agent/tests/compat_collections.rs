@@ -1,6 +1,8 @@
 //! Agent files as people write them for Claude Code, Gemini CLI and OpenCode: each shape the
 //! survey found loads (with warnings where kigi guessed), and only hopeless files are skipped.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 
 use kigi_agent::{
@@ -285,7 +287,7 @@ fn mixed_shape(i: usize) -> String {
         7 => format!(
             "---\nname: agent.{i}\ndescription: Dotted # comment\ntemperature: 0.3\nmax_turns: 4\n---\n"
         ),
-        8 => format!("---\ndescription: No name, OpenCode style\nmode: subagent\n---\n"),
+        8 => "---\ndescription: No name, OpenCode style\nmode: subagent\n---\n".to_owned(),
         _ => format!("# Notes {i}\n"),
     }
 }

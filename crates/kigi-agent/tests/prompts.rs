@@ -1,6 +1,8 @@
 //! Rendered system prompts in both modes, as snapshots, plus the properties the snapshots
 //! rely on (raw bodies in extend mode, vanishing blocks in full mode, section order).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::Path;
 
 use kigi_agent::{AgentBuilder, AgentDefinition, KigiPaths, PromptEnvironment};
