@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kigi_tools::{AliasResolution, ToolCatalog, resolve_tool_name};
+use kigi_tools::ToolCatalog;
 use serde::Serialize;
 
 use crate::agent_name::strict_name_problem;
@@ -16,8 +16,10 @@ use crate::error::AgentBuildError;
 use crate::paths::KigiPaths;
 use crate::project::ProjectLayout;
 use crate::prompt::{self, PromptSections};
+use crate::settings::ToolSelection;
 use crate::skills;
 use crate::template::{PromptEnvironment, TemplateContext};
+use crate::tool_list::{ListKind, resolve_names};
 use crate::toolset::{ResolvedTool, resolve_tools, tool_variables};
 
 /// A runnable agent: everything a host needs to start a session with it.
@@ -164,19 +166,26 @@ impl AgentBuilder {
         }
         let mut diagnostics = def.warnings.clone();
         if let Some(tools) = self.tools.take() {
-            def.tools = crate::settings::ToolSelection::Only(
-                self.canonical_tools(&tools, &mut diagnostics),
+            let file = def.source.clone();
+            let names = resolve_names(
+                &tools,
+                ListKind::Allow,
+                "tools",
+                &self.catalog,
+                file.as_deref(),
+                &mut diagnostics,
             );
+            def.tools = ToolSelection::Only(names);
         }
 
         let tools = resolve_tools(&def, &self.catalog)?;
         let mcp_tool_patterns = match &def.tools {
-            crate::settings::ToolSelection::Only(names) => names
+            ToolSelection::Only(names) => names
                 .iter()
                 .filter(|n| !self.catalog.contains(n))
                 .cloned()
                 .collect(),
-            crate::settings::ToolSelection::All => Vec::new(),
+            ToolSelection::All => Vec::new(),
         };
 
         let layout = ProjectLayout::locate(&self.cwd);
@@ -201,24 +210,6 @@ impl AgentBuilder {
             definition: def,
             diagnostics,
         })
-    }
-
-    fn canonical_tools(&self, names: &[String], diagnostics: &mut Vec<Diagnostic>) -> Vec<String> {
-        let mut out = Vec::new();
-        for name in names {
-            match resolve_tool_name(name, &self.catalog) {
-                AliasResolution::Canonical(c) | AliasResolution::Alias { canonical: c, .. } => {
-                    out.push(c.to_owned());
-                }
-                AliasResolution::Pattern(p) => out.push(p),
-                other => diagnostics.push(Diagnostic::warning(
-                    None,
-                    Some("tools"),
-                    format!("{other:?}: not a kigi tool; left out"),
-                )),
-            }
-        }
-        out
     }
 
     fn sections(

@@ -203,16 +203,26 @@ fn read_settings(
     if let Some(allow) = allow {
         deny_names.extend(allow.disabled);
         if let Some(enabled) = allow.enabled {
-            let names = resolve_names(&enabled, ListKind::Allow, "tools", &catalog, fields);
+            let file = fields.file();
+            let names = resolve_names(
+                &enabled,
+                ListKind::Allow,
+                "tools",
+                &catalog,
+                file,
+                &mut fields.warnings,
+            );
             def.tools = ToolSelection::Only(names);
         }
     }
+    let file = fields.file();
     def.disallowed_tools = resolve_names(
         &deny_names,
         ListKind::Deny,
         "disallowedTools",
         &catalog,
-        fields,
+        file,
+        &mut fields.warnings,
     );
 
     if let Some(mode) = choice(

@@ -353,47 +353,43 @@ pub fn scan_markdown(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<PathB
     files
 }
 
-/// Discovers from `cwd` using the environment's `$KIGI_HOME`. A broken config or trust file
-/// is reported as a diagnostic and defaults are used, so discovery always answers.
-pub fn discover(cwd: &Path) -> DiscoveryReport {
+/// Discovery configured from the environment's `$KIGI_HOME`. A broken config or trust file
+/// yields defaults plus a diagnostic naming the file, so discovery always answers.
+fn env_discovery() -> (Discovery, Option<Diagnostic>) {
     let paths = KigiPaths::from_env();
     match Discovery::load(paths.clone()) {
-        Ok(discovery) => discovery.discover(cwd),
+        Ok(discovery) => (discovery, None),
         Err(err) => {
             let trust = TrustStore::empty(paths.trust_file());
-            let mut report = Discovery::new(paths, &KigiConfig::default(), trust).discover(cwd);
-            report.diagnostics.insert(0, config_diagnostic(&err));
-            report
+            let fallback = Discovery::new(paths, &KigiConfig::default(), trust);
+            let diagnostic = Diagnostic {
+                severity: Severity::Error,
+                file: Some(err.path.clone()),
+                line: None,
+                field: None,
+                message: format!("{}; using defaults", err.message),
+            };
+            (fallback, Some(diagnostic))
         }
     }
 }
 
-fn config_diagnostic(err: &ConfigError) -> Diagnostic {
-    Diagnostic {
-        severity: Severity::Error,
-        file: Some(err.path.clone()),
-        line: None,
-        field: None,
-        message: format!("{}; using defaults", err.message),
-    }
+/// Discovers from `cwd` using the environment's `$KIGI_HOME`.
+pub fn discover(cwd: &Path) -> DiscoveryReport {
+    let (discovery, problem) = env_discovery();
+    let mut report = discovery.discover(cwd);
+    report.diagnostics.splice(0..0, problem);
+    report
 }
 
 /// The user-level or built-in definition named `name` (environment's `$KIGI_HOME`).
 pub fn by_name(name: &str) -> Result<Option<DiscoveredAgent>, AgentBuildError> {
     guard_name(name)?;
-    let paths = KigiPaths::from_env();
-    let discovery = Discovery::load(paths.clone()).unwrap_or_else(|_| {
-        Discovery::new(
-            paths.clone(),
-            &KigiConfig::default(),
-            TrustStore::empty(paths.trust_file()),
-        )
-    });
-    discovery.by_name(name)
+    env_discovery().0.by_name(name)
 }
 
 /// The definition named `name` as seen from `cwd` (environment's `$KIGI_HOME`).
 pub fn by_name_in_cwd(name: &str, cwd: &Path) -> Result<Option<DiscoveredAgent>, AgentBuildError> {
     guard_name(name)?;
-    Ok(discover(cwd).get(name).cloned())
+    env_discovery().0.by_name_in_cwd(name, cwd)
 }

@@ -136,17 +136,33 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub(crate) fn u64(&mut self, key: &str) -> Result<Option<u64>, AgentBuildError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(value) => match &value {
-                Value::Number(n) => n.as_u64(),
-                Value::String(s) => s.trim().parse().ok(),
-                _ => None,
-            }
-            .map(Some)
-            .ok_or_else(|| self.type_error(key, "a whole number", &value)),
+    /// A number written as a YAML number or as text; `read` turns a YAML number into `T`, and
+    /// `valid` rejects values of the right type but out of range.
+    fn number<T: std::str::FromStr>(
+        &mut self,
+        key: &str,
+        expected: &str,
+        read: impl Fn(&serde_yaml_ng::Number) -> Option<T>,
+        valid: impl Fn(&T) -> bool,
+    ) -> Result<Option<T>, AgentBuildError> {
+        let Some(value) = self.take(key) else {
+            return Ok(None);
+        };
+        let parsed = match &value {
+            Value::Number(n) => read(n),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        };
+        match parsed.filter(|n| valid(n)) {
+            Some(n) => Ok(Some(n)),
+            None => Err(self.type_error(key, expected, &value)),
         }
+    }
+
+    pub(crate) fn u64(&mut self, key: &str) -> Result<Option<u64>, AgentBuildError> {
+        self.number(key, "a whole number", serde_yaml_ng::Number::as_u64, |_| {
+            true
+        })
     }
 
     pub(crate) fn u32(&mut self, key: &str) -> Result<Option<u32>, AgentBuildError> {
@@ -159,17 +175,13 @@ impl<'a> Fields<'a> {
     }
 
     pub(crate) fn f64(&mut self, key: &str) -> Result<Option<f64>, AgentBuildError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(value) => match &value {
-                Value::Number(n) => n.as_f64(),
-                Value::String(s) => s.trim().parse().ok(),
-                _ => None,
-            }
-            .filter(|f: &f64| f.is_finite() && *f >= 0.0)
-            .map(Some)
-            .ok_or_else(|| self.type_error(key, "a non-negative number", &value)),
-        }
+        let valid = |f: &f64| f.is_finite() && *f >= 0.0;
+        self.number(
+            key,
+            "a non-negative number",
+            serde_yaml_ng::Number::as_f64,
+            valid,
+        )
     }
 
     /// A nested object, read by its own `Fields` whose warnings must be merged back with

@@ -6,6 +6,8 @@
 //! allowlist with a warning; in a denylist, a tool restricted by an argument pattern
 //! (`Bash(rm:*)`) is denied whole, since kigi cannot deny just part of it.
 
+use std::path::Path;
+
 use kigi_tools::{AliasResolution, ToolCatalog, resolve_tool_name};
 use serde_yaml_ng::Value;
 
@@ -98,20 +100,17 @@ pub(crate) enum ListKind {
 }
 
 /// Resolves written names to canonical kigi names (and kept MCP patterns), without duplicates.
+/// What cannot be honoured is reported in `warnings` against `file` and `field`.
 pub(crate) fn resolve_names(
     names: &[String],
     list: ListKind,
     field: &str,
     catalog: &ToolCatalog,
-    fields: &mut Fields<'_>,
+    file: Option<&Path>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let file = fields.file();
-    let mut warn = |message: String| {
-        fields
-            .warnings
-            .push(Diagnostic::warning(file, Some(field), message));
-    };
+    let mut warn = |message: String| warnings.push(Diagnostic::warning(file, Some(field), message));
     for name in names {
         let resolved = match resolve_tool_name(name, catalog) {
             AliasResolution::Canonical(canonical) => Some(canonical.to_owned()),
