@@ -249,3 +249,27 @@ fn a_broken_config_is_named_in_the_error() {
         Path::new(&s.kigi_home).join("config.toml").display()
     )));
 }
+
+#[test]
+fn agents_show_says_when_a_model_name_will_not_be_honoured() {
+    let s = Sandbox::new();
+    s.write(
+        ".claude/agents/helper.md",
+        "---\nname: helper\ndescription: Helps\nmodel: sonnet\n---\n",
+    );
+    let text = stdout(&s.kigi(&["agents", "show", "helper"]));
+    assert!(
+        text.contains(
+            "model:           sonnet (not a configured model alias: runs on the parent's model)"
+        ),
+        "{text}"
+    );
+    std::fs::create_dir_all(&s.kigi_home).unwrap();
+    std::fs::write(
+        s.kigi_home.join("config.toml"),
+        "[models.sonnet]\nprovider = \"anthropic\"\n",
+    )
+    .unwrap();
+    let text = stdout(&s.kigi(&["agents", "show", "helper"]));
+    assert!(text.contains("model:           sonnet\n"), "{text}");
+}

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kigi_agent::{
-    AgentBuilder, DiscoveredAgent, FileStatus, KigiPaths, ProjectLayout, Severity,
+    AgentBuilder, DiscoveredAgent, FileStatus, KigiPaths, ModelChoice, ProjectLayout, Severity,
     create_agent_file,
 };
 use serde_json::json;
@@ -119,7 +119,14 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
         agent.origin()
     );
     println!("trusted:         {}", agent.trusted);
-    println!("model:           {}", def.model);
+    let model = match def.model.effective(&discovery.model_aliases) {
+        ModelChoice::Inherit if def.model != ModelChoice::Inherit => format!(
+            "{} (not a configured model alias: runs on the parent's model)",
+            def.model
+        ),
+        effective => effective.to_string(),
+    };
+    println!("model:           {model}");
     println!("prompt mode:     {:?}", def.prompt_mode);
     println!("permission mode: {:?}", def.permission_mode);
     if let Some(mode) = def.capability_mode {
