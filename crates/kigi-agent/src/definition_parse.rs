@@ -150,7 +150,7 @@ fn read_name(
     }
 }
 
-/// Reads a text field that must be one of `choices`, mapping it with `pick`.
+/// Reads a text field that must be one of the spellings in `choices`.
 fn choice<T>(
     fields: &mut Fields<'_>,
     key: &str,

@@ -5,52 +5,49 @@
 //! This crate never calls a model and never prints.
 
 mod agent_name;
-mod definition;
-mod definition_parse;
-mod diagnostic;
-mod error;
-mod fields;
-mod frontmatter;
-mod frontmatter_recovery;
-mod settings;
-mod tool_list;
-
-pub use agent_name::{check_path_component, derive_name, strict_name_problem};
-pub use definition::{AgentDefinition, NamePolicy, ParseOptions};
-pub use diagnostic::{Diagnostic, Severity};
-pub use error::AgentBuildError;
-pub use settings::{
-    BashSettings, CompletionRequirement, Isolation, ModelChoice, OutputFormat, ParamNameOverrides,
-    PermissionMode, PromptMode, RetryPolicy, ToolConfig, ToolSelection,
-};
-
 mod agents_md;
 mod builder;
 mod builtin;
 mod config;
+mod definition;
+mod definition_parse;
+mod diagnostic;
 pub mod discovery;
+mod error;
+mod fields;
+mod frontmatter;
+mod frontmatter_recovery;
 mod paths;
 mod project;
 mod prompt;
+mod settings;
 mod skills;
+mod starter;
 mod template;
+mod tool_list;
 mod toolset;
 mod trust;
+mod validate;
 
+pub use agent_name::{check_path_component, derive_name, strict_name_problem};
 pub use agents_md::{AgentsMd, AgentsMdFile, DEFAULT_BUDGET_BYTES as AGENTS_MD_BUDGET_BYTES};
 pub use builder::{Agent, AgentBuilder};
 pub use builtin::{DEFAULT_AGENT, DEFAULT_SUBAGENT_TYPE, built_in_definitions};
 pub use config::{AgentsConfig, ConfigError, KigiConfig};
+pub use definition::{AgentDefinition, NamePolicy, ParseOptions};
+pub use diagnostic::{Diagnostic, Severity};
 pub use discovery::{DiscoveredAgent, Discovery, DiscoveryReport, Scope, ShadowedAgent};
+pub use error::AgentBuildError;
 pub use paths::{KigiPaths, is_compat_path};
 pub use project::ProjectLayout;
 pub use prompt::BASE_TEMPLATE;
+pub use settings::{
+    BashSettings, CompletionRequirement, Isolation, ModelChoice, OutputFormat, ParamNameOverrides,
+    PermissionMode, PromptMode, RetryPolicy, ToolConfig, ToolSelection,
+};
 pub use skills::Skill;
+pub use starter::{create_agent_file, starter_definition};
 pub use template::PromptEnvironment;
 pub use toolset::{ResolvedTool, resolve_tools};
 pub use trust::{TrustStore, gate_untrusted};
-mod starter;
-mod validate;
-
-pub use starter::{create_agent_file, starter_definition};
 pub use validate::{FileReport, FileStatus};
