@@ -9,7 +9,6 @@ use crate::diagnostic::{Diagnostic, Severity, location};
 #[derive(Debug, thiserror::Error)]
 pub enum AgentBuildError {
     /// Bad YAML, a missing `---` fence, or a field of the wrong type.
-    #[error("{}: {}{message}", location(file.as_deref(), *line), field_prefix(field.as_deref()))]
     ParseError {
         file: Option<PathBuf>,
         line: Option<usize>,
@@ -17,16 +16,11 @@ pub enum AgentBuildError {
         message: String,
     },
     /// A required field (`name`, `description`, `completionRequirement.tool`, …) is absent.
-    #[error("{}: required field `{field}` is missing", location(file.as_deref(), None))]
     MissingField {
         file: Option<PathBuf>,
         field: String,
     },
     /// `toolNameOverrides` or `paramNameOverrides` names a tool kigi does not have.
-    #[error(
-        "{}: field `{field}`: `{tool}` is not a kigi tool (known: {known})",
-        location(file.as_deref(), None)
-    )]
     UnknownToolOverride {
         file: Option<PathBuf>,
         field: String,
@@ -34,21 +28,18 @@ pub enum AgentBuildError {
         known: String,
     },
     /// A file could not be read (the definition, an `AGENTS.md`, a skill).
-    #[error("{}: {source}", path.display())]
     IoError {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
     /// The prompt template failed to render.
-    #[error("{}: template: {message}", location(file.as_deref(), None))]
     MiniJinjaError {
         file: Option<PathBuf>,
         message: String,
     },
     /// `name` is not a valid agent name (lowercase letters, digits and hyphens), or a by-name
     /// lookup was asked for something that is not one plain path component.
-    #[error("{}: field `name`: `{name}` is not a valid agent name: {reason}", location(file.as_deref(), None))]
     InvalidName {
         file: Option<PathBuf>,
         name: String,
@@ -56,8 +47,69 @@ pub enum AgentBuildError {
     },
 }
 
-fn field_prefix(field: Option<&str>) -> String {
-    field.map(|f| format!("field `{f}`: ")).unwrap_or_default()
+/// An error taken apart: where it is, and what is wrong there. Both `Display` and
+/// [`AgentBuildError::to_diagnostic`] are built from this, so they cannot drift apart.
+struct Parts {
+    line: Option<usize>,
+    field: Option<String>,
+    /// Whether `Display` puts "field `x`: " before the detail (false when the detail names
+    /// the field itself).
+    field_prefix: bool,
+    detail: String,
+}
+
+impl AgentBuildError {
+    fn parts(&self) -> Parts {
+        let parts = |line, field: Option<&str>, field_prefix, detail: String| Parts {
+            line,
+            field: field.map(str::to_owned),
+            field_prefix,
+            detail,
+        };
+        match self {
+            Self::ParseError {
+                line,
+                field,
+                message,
+                ..
+            } => parts(*line, field.as_deref(), true, message.clone()),
+            Self::MissingField { field, .. } => parts(
+                None,
+                Some(field),
+                false,
+                format!("required field `{field}` is missing"),
+            ),
+            Self::UnknownToolOverride {
+                field, tool, known, ..
+            } => parts(
+                None,
+                Some(field),
+                true,
+                format!("`{tool}` is not a kigi tool (known: {known})"),
+            ),
+            Self::IoError { source, .. } => parts(None, None, false, source.to_string()),
+            Self::MiniJinjaError { message, .. } => {
+                parts(None, None, false, format!("template: {message}"))
+            }
+            Self::InvalidName { name, reason, .. } => parts(
+                None,
+                Some("name"),
+                true,
+                format!("`{name}` is not a valid agent name: {reason}"),
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for AgentBuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts = self.parts();
+        write!(f, "{}: ", location(self.file(), parts.line))?;
+        if let (true, Some(field)) = (parts.field_prefix, &parts.field) {
+            write!(f, "field `{field}`: ")?;
+        }
+        f.write_str(&parts.detail)
+    }
 }
 
 impl AgentBuildError {
@@ -75,30 +127,13 @@ impl AgentBuildError {
 
     /// This error as an error-severity diagnostic (how discovery reports a skipped file).
     pub fn to_diagnostic(&self) -> Diagnostic {
-        let (line, field) = match self {
-            Self::ParseError { line, field, .. } => (*line, field.clone()),
-            Self::MissingField { field, .. } | Self::UnknownToolOverride { field, .. } => {
-                (None, Some(field.clone()))
-            }
-            Self::InvalidName { .. } => (None, Some("name".to_owned())),
-            Self::IoError { .. } | Self::MiniJinjaError { .. } => (None, None),
-        };
-        // The diagnostic carries file, line and field itself; keep only the message proper.
-        let full = self.to_string();
-        let mut message = full
-            .strip_prefix(&format!("{}: ", location(self.file(), line)))
-            .unwrap_or(&full);
-        if let Some(field) = &field {
-            message = message
-                .strip_prefix(&format!("field `{field}`: "))
-                .unwrap_or(message);
-        }
+        let parts = self.parts();
         Diagnostic {
             severity: Severity::Error,
             file: self.file().map(std::path::Path::to_path_buf),
-            line,
-            field,
-            message: message.to_owned(),
+            line: parts.line,
+            field: parts.field,
+            message: parts.detail,
         }
     }
 }
