@@ -16,7 +16,7 @@ use crate::error::AgentBuildError;
 use crate::paths::KigiPaths;
 use crate::project::ProjectLayout;
 use crate::prompt::{self, PromptSections};
-use crate::settings::ToolSelection;
+use crate::settings::{OutputFormat, ToolSelection};
 use crate::skills;
 use crate::template::{PromptEnvironment, TemplateContext};
 use crate::tool_list::{ListKind, resolve_names};
@@ -198,7 +198,7 @@ impl AgentBuilder {
         let context = TemplateContext {
             tools: &variables,
             environment: &environment,
-            concise: prompt::is_concise(&def),
+            concise: def.output_format == OutputFormat::Concise,
         };
         let system_prompt = prompt::assemble(&def, &context, &sections)?;
         Ok(Agent {

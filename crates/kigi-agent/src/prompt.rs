@@ -7,7 +7,7 @@
 
 use crate::definition::AgentDefinition;
 use crate::error::AgentBuildError;
-use crate::settings::{OutputFormat, PromptMode};
+use crate::settings::PromptMode;
 use crate::template::{self, TemplateContext};
 
 /// The base template for `extend` mode.
@@ -41,9 +41,4 @@ pub(crate) fn assemble(
     let mut prompt = parts.join("\n\n");
     prompt.push('\n');
     Ok(prompt)
-}
-
-/// True when the definition asks for terse answers.
-pub(crate) fn is_concise(def: &AgentDefinition) -> bool {
-    def.output_format == OutputFormat::Concise
 }
