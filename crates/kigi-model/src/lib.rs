@@ -1,7 +1,40 @@
-//! kigi's model layer. So far it holds the piece every provider's streaming needs first: an
-//! incremental Server-Sent Events parser that turns bytes, however the network splits them,
-//! into events. The `ModelClient` interface and the providers build on it.
+//! kigi's model layer: one [`ModelClient`] that streams a provider-neutral [`ModelRequest`]
+//! to OpenAI Chat Completions (with the Kimi and DeepSeek dialects and a strict mode),
+//! Anthropic Messages or OpenAI Responses, and hands back [`ModelEvent`]s. Retries are decided
+//! by a typed classification ([`ErrorClass`]), never by reading message text.
+//!
+//! It knows nothing about tools' behaviour or sessions: tool schemas go in, tool calls come
+//! out.
 
+mod anthropic;
+mod api_key;
+mod client;
+mod decoder;
+mod dialect;
+mod endpoint;
+mod error;
+mod event;
+mod model_config;
+mod openai_chat;
+mod request;
+mod response;
+mod responses;
+mod retry;
 mod sse;
+mod stream;
+mod tool_call_assembly;
 
+pub use api_key::ApiKey;
+pub use client::ModelClient;
+pub use endpoint::{Dialect, ModelEndpoint, Provider};
+pub use error::{ErrorClass, ModelError, classify_status};
+pub use event::{FinishReason, ModelEvent, Usage};
+pub use model_config::{
+    EndpointSettings, ModelConfigError, ModelFlags, ModelSettings, ModelsConfig,
+};
+pub use request::{ModelRequest, ReasoningEffort, ToolSchema};
+pub use response::ModelResponse;
+pub use retry::{RetryCounts, RetryDecision, RetryPolicy};
 pub use sse::{SseEvent, SseParser};
+pub use stream::ModelStream;
+pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,133 @@
+//! Everything that can go wrong talking to a model, and the one typed classification retries
+//! and the swarm scheduler read. Nothing here matches on message text: the class comes from
+//! the HTTP status, the provider's structured error code, or the kind of failure.
+
+use std::time::Duration;
+
+/// How a failure should be treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// Transport errors, 5xx, streams cut short, idle streams, malformed chunks: try again.
+    Retryable,
+    /// HTTP 429 or a provider's rate-limit error: try again after the server's `Retry-After`.
+    RateLimited,
+    /// The conversation no longer fits the model's context window. Fatal.
+    ContextLength,
+    /// Any other 4xx or a refused request. Fatal.
+    Fatal,
+    /// The caller cancelled.
+    Cancelled,
+}
+
+/// A failed model call.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// The endpoint could not be reached, or the connection broke.
+    #[error("cannot reach the model at {url}: {detail}")]
+    Transport { url: String, detail: String },
+    /// The server answered with an error status.
+    #[error("{provider_message} (HTTP {status} from {url})")]
+    Status {
+        url: String,
+        status: u16,
+        /// The provider's structured error code or type, if it sent one.
+        code: Option<String>,
+        provider_message: String,
+        retry_after: Option<Duration>,
+        class: ErrorClass,
+    },
+    /// The provider reported an error inside the stream.
+    #[error("the model stream reported an error: {provider_message}")]
+    StreamError {
+        code: Option<String>,
+        provider_message: String,
+        class: ErrorClass,
+    },
+    /// The stream ended before its completion event.
+    #[error("the model stream from {url} ended before it completed")]
+    IncompleteStream { url: String },
+    /// A chunk that is not what the wire format promises.
+    #[error("malformed model stream from {url}: {detail}")]
+    Malformed { url: String, detail: String },
+    /// Nothing arrived for too long.
+    #[error("the model at {url} sent nothing for {}s", after.as_secs_f64())]
+    IdleTimeout { url: String, after: Duration },
+    #[error("the model request was cancelled")]
+    Cancelled,
+}
+
+impl ModelError {
+    /// The typed classification every retry decision is made from.
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            Self::Status { class, .. } | Self::StreamError { class, .. } => *class,
+            Self::Transport { .. }
+            | Self::IncompleteStream { .. }
+            | Self::Malformed { .. }
+            | Self::IdleTimeout { .. } => ErrorClass::Retryable,
+            Self::Cancelled => ErrorClass::Cancelled,
+        }
+    }
+
+    /// The flag the swarm scheduler reads: the provider is throttling us.
+    pub fn is_rate_limited(&self) -> bool {
+        self.class() == ErrorClass::RateLimited
+    }
+
+    /// How long the server asked us to wait, if it did.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// Classifies an HTTP error status with the provider's structured error code.
+pub fn classify_status(status: u16, code: Option<&str>) -> ErrorClass {
+    const CONTEXT_CODES: &[&str] = &[
+        "context_length_exceeded",
+        "string_above_max_length",
+        "request_too_large",
+    ];
+    match status {
+        429 => ErrorClass::RateLimited,
+        408 | 409 | 500..=599 => ErrorClass::Retryable,
+        413 => ErrorClass::ContextLength,
+        _ if code.is_some_and(|c| CONTEXT_CODES.contains(&c)) => ErrorClass::ContextLength,
+        _ if code == Some("rate_limit_exceeded") || code == Some("rate_limit_error") => {
+            ErrorClass::RateLimited
+        }
+        _ => ErrorClass::Fatal,
+    }
+}
+
+/// Classifies an error event inside a stream by its code or type.
+pub fn classify_stream_error(code: Option<&str>) -> ErrorClass {
+    match code {
+        Some("overloaded_error" | "api_error" | "server_error" | "internal_error") => {
+            ErrorClass::Retryable
+        }
+        Some("rate_limit_error" | "rate_limit_exceeded") => ErrorClass::RateLimited,
+        Some("context_length_exceeded") => ErrorClass::ContextLength,
+        _ => ErrorClass::Fatal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_classify_by_number_and_code() {
+        assert_eq!(classify_status(429, None), ErrorClass::RateLimited);
+        assert_eq!(classify_status(503, None), ErrorClass::Retryable);
+        assert_eq!(classify_status(529, None), ErrorClass::Retryable);
+        assert_eq!(
+            classify_status(400, Some("context_length_exceeded")),
+            ErrorClass::ContextLength
+        );
+        assert_eq!(classify_status(400, None), ErrorClass::Fatal);
+        assert_eq!(classify_status(401, None), ErrorClass::Fatal);
+    }
+}

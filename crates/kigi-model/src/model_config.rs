@@ -1,0 +1,402 @@
+//! Which model to call: `[models.<alias>]`, `[endpoints]` and `default_model` from
+//! `config.toml`, then the environment (`KIGI_MODEL`, `KIGI_BASE_URL`, `KIGI_API_KEY`), then
+//! the flags (`--model`, `--base-url`), resolved into one [`ModelEndpoint`].
+//!
+//! The rule: there is no default endpoint. With nothing configured, resolution fails with an
+//! error naming `--base-url` and `[endpoints] api_base_url`; kigi never picks a host itself.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::api_key::ApiKey;
+use crate::endpoint::{Dialect, ModelEndpoint, Provider};
+
+/// The model-related parts of `config.toml`; other sections are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct ModelsConfig {
+    /// The alias (or model id) used when neither `--model` nor `KIGI_MODEL` names one.
+    pub default_model: Option<String>,
+    pub endpoints: EndpointSettings,
+    pub models: BTreeMap<String, ModelSettings>,
+}
+
+/// `[endpoints]`: defaults for every model that does not set its own.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EndpointSettings {
+    pub api_base_url: Option<String>,
+    pub provider: Option<String>,
+    pub dialect: Option<String>,
+    pub api_key_env: Option<String>,
+}
+
+/// `[models.<alias>]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelSettings {
+    /// `openai-chat` (default), `anthropic` or `openai-responses`.
+    pub provider: Option<String>,
+    /// For `openai-chat`: `openai` (default), `strict`, `kimi` or `deepseek`.
+    pub dialect: Option<String>,
+    pub base_url: Option<String>,
+    /// The provider's model id; defaults to the alias.
+    pub model: Option<String>,
+    /// The environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    pub context_window: Option<u64>,
+    pub max_output_tokens: Option<u32>,
+    /// Extra body fields for every request (`temperature`, `top_p`, …).
+    pub request_params: toml::Table,
+}
+
+/// What the command line said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelFlags {
+    /// `--model`: an alias or a model id.
+    pub model: Option<String>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+}
+
+/// Why no endpoint could be resolved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelConfigError {
+    /// No base URL from any source.
+    #[error(
+        "no model endpoint is configured{for_model}: pass --base-url URL, set KIGI_BASE_URL, or set [endpoints] api_base_url in config.toml"
+    )]
+    MissingEndpoint { for_model: String },
+    /// A base URL but no model.
+    #[error(
+        "no model is chosen for {base_url}: pass --model NAME, set KIGI_MODEL, or set default_model in config.toml"
+    )]
+    MissingModel { base_url: String },
+    /// A name that is no `[models]` alias, with no base URL to send it to as a model id.
+    #[error(
+        "unknown model alias `{name}` (configured: {known}); pass --base-url to use `{name}` as a model id"
+    )]
+    UnknownAlias { name: String, known: String },
+    /// The model names a key variable that is not set.
+    #[error("model `{alias}` reads its API key from ${variable}, which is not set")]
+    MissingApiKey { alias: String, variable: String },
+    /// A field holds a value kigi does not know.
+    #[error("{section} {field}: unknown value `{value}` (expected one of: {expected})")]
+    InvalidField {
+        section: String,
+        field: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+    /// `config.toml` does not parse.
+    #[error("{}: {message}", path.display())]
+    Parse { path: PathBuf, message: String },
+}
+
+impl ModelsConfig {
+    /// Parses the model sections of a `config.toml` text; `path` is named in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ModelConfigError> {
+        toml::from_str(text).map_err(|e| ModelConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_owned(),
+        })
+    }
+
+    /// Reads `path`; a missing file is an empty configuration.
+    pub fn load(path: &Path) -> Result<Self, ModelConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) => Err(ModelConfigError::Parse {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Resolves flags, environment (read through `env`) and this configuration into an
+    /// endpoint. Flags beat the environment, which beats the file.
+    pub fn resolve(
+        &self,
+        flags: &ModelFlags,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ModelEndpoint, ModelConfigError> {
+        let set = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
+        let name = set(flags.model.clone())
+            .or_else(|| set(env("KIGI_MODEL")))
+            .or_else(|| set(self.default_model.clone()));
+        let override_url = set(flags.base_url.clone()).or_else(|| set(env("KIGI_BASE_URL")));
+        let shared_url = set(self.endpoints.api_base_url.clone());
+        let alias = name.as_deref().and_then(|n| self.models.get(n));
+        let base_url = override_url
+            .or_else(|| alias.and_then(|a| set(a.base_url.clone())))
+            .or(shared_url);
+        let (Some(name), Some(base_url)) = (name.clone(), base_url) else {
+            return Err(match (name, alias, self.models.is_empty()) {
+                (Some(name), None, false) => ModelConfigError::UnknownAlias {
+                    known: self.models.keys().cloned().collect::<Vec<_>>().join(", "),
+                    name,
+                },
+                (Some(name), Some(_), _) => ModelConfigError::MissingEndpoint {
+                    for_model: format!(" for model `{name}`"),
+                },
+                (Some(_), None, true) | (None, _, _) => match self.shared_or_override(flags, env) {
+                    Some(base_url) => ModelConfigError::MissingModel { base_url },
+                    None => ModelConfigError::MissingEndpoint {
+                        for_model: String::new(),
+                    },
+                },
+            });
+        };
+        let settings = alias.cloned().unwrap_or_default();
+        let section = format!("[models.{name}]");
+        let provider = parse_field(
+            settings
+                .provider
+                .as_ref()
+                .or(self.endpoints.provider.as_ref()),
+            Provider::parse,
+            &section,
+            "provider",
+            Provider::NAMES,
+        )?
+        .unwrap_or(Provider::OpenaiChat);
+        let dialect = parse_field(
+            settings
+                .dialect
+                .as_ref()
+                .or(self.endpoints.dialect.as_ref()),
+            Dialect::parse,
+            &section,
+            "dialect",
+            Dialect::NAMES,
+        )?
+        .unwrap_or_default();
+        let api_key = self.api_key(&name, &settings, env)?;
+        Ok(ModelEndpoint {
+            model: settings.model.clone().unwrap_or_else(|| name.clone()),
+            alias: name,
+            provider,
+            dialect,
+            base_url,
+            api_key,
+            context_window: settings.context_window,
+            max_output_tokens: settings.max_output_tokens,
+            request_params: toml_to_json(&settings.request_params),
+        })
+    }
+
+    fn shared_or_override(
+        &self,
+        flags: &ModelFlags,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        flags
+            .base_url
+            .clone()
+            .or_else(|| env("KIGI_BASE_URL"))
+            .or_else(|| self.endpoints.api_base_url.clone())
+            .filter(|v| !v.trim().is_empty())
+    }
+
+    /// The model's own key variable, then `KIGI_API_KEY`, then `[endpoints] api_key_env`.
+    /// Naming a variable that no source fills is an error; naming none means no key (local
+    /// servers need none).
+    fn api_key(
+        &self,
+        alias: &str,
+        settings: &ModelSettings,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<ApiKey>, ModelConfigError> {
+        let read = |var: &Option<String>| {
+            var.as_deref()
+                .and_then(env)
+                .filter(|k| !k.trim().is_empty())
+        };
+        let key = read(&settings.api_key_env)
+            .or_else(|| read(&Some("KIGI_API_KEY".to_owned())))
+            .or_else(|| read(&self.endpoints.api_key_env));
+        match (
+            key,
+            settings
+                .api_key_env
+                .as_ref()
+                .or(self.endpoints.api_key_env.as_ref()),
+        ) {
+            (Some(key), _) => Ok(Some(ApiKey::new(key.trim()))),
+            (None, Some(variable)) => Err(ModelConfigError::MissingApiKey {
+                alias: alias.to_owned(),
+                variable: variable.clone(),
+            }),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
+fn parse_field<T>(
+    value: Option<&String>,
+    parse: fn(&str) -> Option<T>,
+    section: &str,
+    field: &'static str,
+    expected: &'static str,
+) -> Result<Option<T>, ModelConfigError> {
+    value
+        .map(|v| {
+            parse(v).ok_or_else(|| ModelConfigError::InvalidField {
+                section: section.to_owned(),
+                field,
+                value: v.clone(),
+                expected,
+            })
+        })
+        .transpose()
+}
+
+fn toml_to_json(table: &toml::Table) -> Map<String, Value> {
+    match serde_json::to_value(table) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> ModelsConfig {
+        ModelsConfig::parse(text, Path::new("config.toml")).unwrap()
+    }
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn nothing_configured_names_the_flag_and_the_config_key() {
+        let err = ModelsConfig::default()
+            .resolve(&ModelFlags::default(), &env_of(&[]))
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("--base-url"), "{text}");
+        assert!(text.contains("[endpoints] api_base_url"), "{text}");
+    }
+
+    #[test]
+    fn an_alias_brings_its_provider_dialect_and_key() {
+        let config = config(
+            r#"
+default_model = "kimi"
+[models.kimi]
+provider = "openai-chat"
+dialect = "kimi"
+base_url = "https://api.moonshot.ai/v1"
+model = "kimi-k2"
+api_key_env = "MOONSHOT_API_KEY"
+max_output_tokens = 4096
+[models.kimi.request_params]
+temperature = 0.6
+"#,
+        );
+        let endpoint = config
+            .resolve(
+                &ModelFlags::default(),
+                &env_of(&[("MOONSHOT_API_KEY", "sk-1")]),
+            )
+            .unwrap();
+        assert_eq!(endpoint.alias, "kimi");
+        assert_eq!(endpoint.model, "kimi-k2");
+        assert_eq!(endpoint.dialect, Dialect::Kimi);
+        assert_eq!(
+            endpoint.url(),
+            "https://api.moonshot.ai/v1/chat/completions"
+        );
+        assert_eq!(endpoint.api_key, Some(ApiKey::new("sk-1")));
+        assert_eq!(endpoint.request_params["temperature"], 0.6);
+    }
+
+    #[test]
+    fn flags_beat_environment_beats_file() {
+        let config = config("[endpoints]\napi_base_url = \"http://file\"\n");
+        let env = env_of(&[("KIGI_BASE_URL", "http://env"), ("KIGI_MODEL", "m-env")]);
+        let from_env = config.resolve(&ModelFlags::default(), &env).unwrap();
+        assert_eq!(
+            (from_env.base_url.as_str(), from_env.model.as_str()),
+            ("http://env", "m-env")
+        );
+        let flags = ModelFlags {
+            model: Some("m-flag".into()),
+            base_url: Some("http://flag".into()),
+        };
+        let from_flags = config.resolve(&flags, &env).unwrap();
+        assert_eq!(
+            (from_flags.base_url.as_str(), from_flags.model.as_str()),
+            ("http://flag", "m-flag")
+        );
+    }
+
+    #[test]
+    fn unknown_alias_lists_the_configured_ones() {
+        let config = config("[models.kimi]\nbase_url = \"http://x\"\n");
+        let flags = ModelFlags {
+            model: Some("gtp".into()),
+            base_url: None,
+        };
+        let err = config.resolve(&flags, &env_of(&[])).unwrap_err();
+        assert_eq!(
+            err,
+            ModelConfigError::UnknownAlias {
+                name: "gtp".into(),
+                known: "kimi".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_named_key_variable_that_is_unset_is_an_error_naming_it() {
+        let config = config("[models.a]\nbase_url = \"http://x\"\napi_key_env = \"A_KEY\"\n");
+        let flags = ModelFlags {
+            model: Some("a".into()),
+            base_url: None,
+        };
+        let err = config.resolve(&flags, &env_of(&[])).unwrap_err();
+        assert!(err.to_string().contains("$A_KEY"), "{err}");
+        assert!(!format!("{err:?}").contains("sk-"));
+    }
+
+    #[test]
+    fn a_bad_provider_names_section_field_and_choices() {
+        let config = config("[models.a]\nbase_url = \"http://x\"\nprovider = \"gemini\"\n");
+        let flags = ModelFlags {
+            model: Some("a".into()),
+            base_url: None,
+        };
+        let err = config
+            .resolve(&flags, &env_of(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("[models.a] provider: unknown value `gemini`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_in_a_model_section_are_refused_with_their_name() {
+        let err = ModelsConfig::parse("[models.a]\nbase_ur = \"x\"\n", Path::new("/c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("/c.toml") && err.contains("base_ur"), "{err}");
+    }
+}

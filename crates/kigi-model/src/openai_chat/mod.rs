@@ -1,0 +1,8 @@
+//! OpenAI Chat Completions, the wire most servers speak. Vendor differences live in
+//! `dialect.rs`, not here.
+
+mod decode;
+mod encode;
+
+pub(crate) use decode::ChatDecoder;
+pub(crate) use encode::encode;

@@ -1,0 +1,382 @@
+//! The scripted model server: a real HTTP/1.1 server on 127.0.0.1 that answers
+//! `/v1/chat/completions`, `/v1/messages` and `/v1/responses` from a [`ScriptSet`], streaming
+//! or not, and `/v1/models`.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::{Notify, broadcast};
+use tokio_util::sync::CancellationToken;
+
+use crate::channel_body::{BodySender, ChannelBody};
+use crate::request_log::{RecordedRequest, redacted_headers};
+use crate::routing::{AttemptCounter, route};
+use crate::script::{Fault, ScriptSet};
+use crate::wire::{Answer, Wire};
+
+/// The model id `/v1/models` lists.
+pub const MODEL_ID: &str = "kigi-scripted";
+
+/// A running server. Dropping it stops accepting connections.
+#[derive(Debug)]
+pub struct ScriptedServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+}
+
+#[derive(Debug)]
+struct Shared {
+    scripts: ScriptSet,
+    attempts: AttemptCounter,
+    log: Mutex<Vec<RecordedRequest>>,
+    changed: Notify,
+    started: Instant,
+    feed: broadcast::Sender<RecordedRequest>,
+}
+
+impl ScriptedServer {
+    /// Starts on an ephemeral port of 127.0.0.1.
+    pub async fn start(scripts: ScriptSet) -> std::io::Result<Self> {
+        Self::start_on(0, scripts).await
+    }
+
+    /// Starts on `port` of 127.0.0.1 (0: any free port).
+    pub async fn start_on(port: u16, scripts: ScriptSet) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            scripts,
+            attempts: AttemptCounter::default(),
+            log: Mutex::new(Vec::new()),
+            changed: Notify::new(),
+            started: Instant::now(),
+            feed: broadcast::channel(256).0,
+        });
+        let stop = CancellationToken::new();
+        tokio::spawn(accept_loop(listener, Arc::clone(&shared), stop.clone()));
+        Ok(Self { addr, shared, stop })
+    }
+
+    /// The base URL to configure a client with: `http://127.0.0.1:PORT/v1`.
+    pub fn url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.log().clone()
+    }
+
+    /// Each request as it is logged (for a live log of a standalone server).
+    pub fn subscribe(&self) -> broadcast::Receiver<RecordedRequest> {
+        self.shared.feed.subscribe()
+    }
+
+    /// Waits until `done` holds for the log, for at most `ceiling`. Returns whether it held.
+    pub async fn wait_for(
+        &self,
+        ceiling: Duration,
+        done: impl Fn(&[RecordedRequest]) -> bool,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + ceiling;
+        loop {
+            let changed = self.shared.changed.notified();
+            if done(&self.shared.log()) {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                return done(&self.shared.log());
+            }
+        }
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl Shared {
+    fn log(&self) -> MutexGuard<'_, Vec<RecordedRequest>> {
+        match self.log.lock() {
+            Ok(log) => log,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    fn record(&self, request: RecordedRequest) -> usize {
+        let _ = self.feed.send(request.clone());
+        let mut log = self.log();
+        log.push(request);
+        drop(log);
+        self.changed.notify_waiters();
+        self.log().len() - 1
+    }
+
+    fn client_gone(&self, index: usize) {
+        let at = self.started.elapsed();
+        if let Some(entry) = self.log().get_mut(index) {
+            entry.client_gone_at = Some(at);
+        }
+        self.changed.notify_waiters();
+    }
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stop: CancellationToken) {
+    loop {
+        let accepted = tokio::select! {
+            () = stop.cancelled() => return,
+            accepted = listener.accept() => accepted,
+        };
+        let Ok((stream, _)) = accepted else { continue };
+        let _ = stream.set_nodelay(true);
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let service = service_fn(move |request| handle(Arc::clone(&shared), request));
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+fn json_response(status: u16, body: &Value) -> Response<ChannelBody> {
+    let mut response = Response::new(ChannelBody::full(body.to_string()));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+    response.headers_mut().insert(
+        "content-type",
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+async fn handle(
+    shared: Arc<Shared>,
+    request: Request<Incoming>,
+) -> Result<Response<ChannelBody>, Infallible> {
+    let at = shared.started.elapsed();
+    let method = request.method().to_string();
+    let path = request.uri().path().to_owned();
+    let headers = redacted_headers(request.headers());
+    let bytes = match request.into_body().collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => Bytes::new(),
+    };
+    let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let mut record = RecordedRequest {
+        method,
+        path: path.clone(),
+        headers,
+        body: body.clone(),
+        at,
+        script: None,
+        step: 0,
+        attempt: 0,
+        served: String::new(),
+        client_gone_at: None,
+    };
+    if path.trim_end_matches('/') == "/v1/models" {
+        record.served = "models".into();
+        shared.record(record);
+        return Ok(json_response(
+            200,
+            &json!({"object": "list", "data": [
+                {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "kigi-testkit"}
+            ]}),
+        ));
+    }
+    let Some(wire) = Wire::from_path(&path) else {
+        record.served = "status 404".into();
+        shared.record(record);
+        return Ok(json_response(
+            404,
+            &json!({"error": {"message": format!("no such endpoint: {path}"), "type": "not_found"}}),
+        ));
+    };
+    let refuse = |record: RecordedRequest, message: String| {
+        let mut record = record;
+        record.served = "status 400".into();
+        shared.record(record);
+        // 400 is fatal to a client: a script mistake must not be retried into a hang.
+        Ok(json_response(
+            400,
+            &wire.error_body("invalid_request_error", &message),
+        ))
+    };
+    if !body.is_object() {
+        return refuse(record, "the request body is not a JSON object".into());
+    }
+    let conversation = wire.conversation(&body);
+    let Some(index) = route(&shared.scripts.scripts, &conversation) else {
+        return refuse(record, "no script matches this conversation".into());
+    };
+    let script = &shared.scripts.scripts[index];
+    record.script = Some(script.name.clone());
+    record.step = conversation.assistant_turns;
+    let Some(step) = script.steps.get(conversation.assistant_turns) else {
+        let message = format!(
+            "script `{}` has no step {} (it has {})",
+            script.name,
+            conversation.assistant_turns,
+            script.steps.len()
+        );
+        return refuse(record, message);
+    };
+    let attempt = shared.attempts.next(index, &conversation);
+    record.attempt = attempt;
+    let fault = step.faults.get(attempt as usize).cloned();
+    record.served = match &fault {
+        None => "answer".into(),
+        Some(Fault::Status { status, .. }) => format!("status {status}"),
+        Some(Fault::Malformed) => "malformed".into(),
+        Some(Fault::Disconnect) => "disconnect".into(),
+        Some(Fault::Incomplete) => "incomplete".into(),
+        Some(Fault::Hang) => "hang".into(),
+    };
+    let log_index = shared.record(record);
+    if step.latency_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(step.latency_ms)).await;
+    }
+    if let Some(Fault::Status {
+        status,
+        retry_after_ms,
+        code,
+        message,
+    }) = &fault
+    {
+        let code = code.clone().unwrap_or_else(|| default_code(*status).into());
+        let message = message
+            .clone()
+            .unwrap_or_else(|| format!("scripted HTTP {status}"));
+        let mut response = json_response(*status, &wire.error_body(&code, &message));
+        if let Some(ms) = retry_after_ms {
+            let headers = response.headers_mut();
+            headers.insert(
+                "retry-after-ms",
+                ms.to_string()
+                    .parse()
+                    .unwrap_or_else(|_| unreachable_header()),
+            );
+            headers.insert(
+                "retry-after",
+                ms.div_ceil(1000)
+                    .to_string()
+                    .parse()
+                    .unwrap_or_else(|_| unreachable_header()),
+            );
+        }
+        return Ok(response);
+    }
+    let request_chars = bytes.len();
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or(MODEL_ID)
+        .to_owned();
+    let answer = Answer {
+        step,
+        model,
+        turn: conversation.assistant_turns,
+        request_chars,
+    };
+    let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
+    let chunks: Vec<String> = if streaming {
+        wire.stream(&answer)
+    } else {
+        vec![wire.body(&answer).to_string()]
+    };
+    let (tx, channel) = ChannelBody::channel();
+    let mut response = Response::new(channel);
+    let content_type = if streaming {
+        "text/event-stream"
+    } else {
+        "application/json"
+    };
+    response.headers_mut().insert(
+        "content-type",
+        hyper::header::HeaderValue::from_static(content_type),
+    );
+    tokio::spawn(feed(tx, chunks, fault, shared, log_index));
+    Ok(response)
+}
+
+/// Writes the answer's chunks, playing out a stream fault if there is one.
+async fn feed(
+    tx: BodySender,
+    chunks: Vec<String>,
+    fault: Option<Fault>,
+    shared: Arc<Shared>,
+    log_index: usize,
+) {
+    let half = if fault.is_some() {
+        (chunks.len() / 2).max(1).min(chunks.len())
+    } else {
+        chunks.len()
+    };
+    for chunk in &chunks[..half] {
+        let piece = if chunks.len() == 1 && fault.is_some() {
+            // A whole-body answer: half of it is the "first half".
+            chunk[..chunk.len() / 2].to_owned()
+        } else {
+            chunk.clone()
+        };
+        if tx.send(Ok(Bytes::from(piece))).await.is_err() {
+            return;
+        }
+    }
+    match fault {
+        None | Some(Fault::Incomplete) | Some(Fault::Status { .. }) => {}
+        Some(Fault::Disconnect) => {
+            let _ = tx
+                .send(Err(std::io::Error::other("scripted disconnect")))
+                .await;
+        }
+        Some(Fault::Malformed) => {
+            let _ = tx
+                .send(Ok(Bytes::from_static(
+                    b"data: {\"choices\": [unterminated\n\n",
+                )))
+                .await;
+            for chunk in &chunks[half..] {
+                if tx.send(Ok(Bytes::from(chunk.clone()))).await.is_err() {
+                    return;
+                }
+            }
+        }
+        Some(Fault::Hang) => {
+            tx.closed().await;
+            shared.client_gone(log_index);
+        }
+    }
+}
+
+fn default_code(status: u16) -> &'static str {
+    match status {
+        429 => "rate_limit_exceeded",
+        400 => "invalid_request_error",
+        401 => "authentication_error",
+        500..=599 => "server_error",
+        _ => "error",
+    }
+}
+
+fn unreachable_header() -> hyper::header::HeaderValue {
+    hyper::header::HeaderValue::from_static("0")
+}

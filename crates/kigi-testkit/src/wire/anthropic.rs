@@ -1,0 +1,145 @@
+//! Anthropic Messages, as the scripted server speaks it.
+
+use serde_json::{Value, json};
+
+use super::{Answer, Conversation, content_text, pieces, sse};
+
+pub fn conversation(body: &Value) -> Conversation {
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let role = |m: &Value| {
+        m.get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    Conversation {
+        system: body.get("system").map(content_text).unwrap_or_default(),
+        first_user: messages
+            .iter()
+            .find(|m| role(m) == "user")
+            .map(|m| content_text(&m["content"]))
+            .unwrap_or_default(),
+        assistant_turns: messages.iter().filter(|m| role(m) == "assistant").count(),
+    }
+}
+
+fn stop_reason(answer: &Answer) -> String {
+    answer.step.finish.clone().unwrap_or_else(|| {
+        if answer.step.tool_calls.is_empty() {
+            "end_turn".into()
+        } else {
+            "tool_use".into()
+        }
+    })
+}
+
+fn signature(answer: &Answer) -> String {
+    format!("sig-{}", answer.turn)
+}
+
+pub fn stream(answer: &Answer) -> Vec<String> {
+    let usage = answer.usage();
+    let size = answer.chunk_chars();
+    let mut events = vec![
+        sse(
+            Some("message_start"),
+            &json!({"type": "message_start", "message": {
+                "id": format!("msg_{}", answer.turn), "type": "message", "role": "assistant",
+                "model": answer.model, "content": [], "stop_reason": null,
+                "usage": {"input_tokens": usage.input - usage.cached.min(usage.input),
+                          "cache_read_input_tokens": usage.cached, "output_tokens": 1},
+            }}),
+        ),
+        sse(Some("ping"), &json!({"type": "ping"})),
+    ];
+    let mut index = 0;
+    let mut block = |events: &mut Vec<String>, start: Value, deltas: Vec<Value>| {
+        events.push(sse(
+            Some("content_block_start"),
+            &json!({"type": "content_block_start", "index": index, "content_block": start}),
+        ));
+        for delta in deltas {
+            events.push(sse(
+                Some("content_block_delta"),
+                &json!({"type": "content_block_delta", "index": index, "delta": delta}),
+            ));
+        }
+        events.push(sse(
+            Some("content_block_stop"),
+            &json!({"type": "content_block_stop", "index": index}),
+        ));
+        index += 1;
+    };
+    if let Some(thinking) = &answer.step.thinking {
+        let mut deltas: Vec<Value> = pieces(thinking, size)
+            .into_iter()
+            .map(|p| json!({"type": "thinking_delta", "thinking": p}))
+            .collect();
+        deltas.push(json!({"type": "signature_delta", "signature": signature(answer)}));
+        block(
+            &mut events,
+            json!({"type": "thinking", "thinking": ""}),
+            deltas,
+        );
+    }
+    if let Some(text) = &answer.step.text {
+        let deltas = pieces(text, size)
+            .into_iter()
+            .map(|p| json!({"type": "text_delta", "text": p}))
+            .collect();
+        block(&mut events, json!({"type": "text", "text": ""}), deltas);
+    }
+    for (n, call) in answer.step.tool_calls.iter().enumerate() {
+        let deltas = pieces(&call.arguments_text(), size)
+            .into_iter()
+            .map(|p| json!({"type": "input_json_delta", "partial_json": p}))
+            .collect();
+        block(
+            &mut events,
+            json!({"type": "tool_use", "id": answer.call_id(n), "name": call.name, "input": {}}),
+            deltas,
+        );
+    }
+    events.push(sse(
+        Some("message_delta"),
+        &json!({"type": "message_delta",
+                "delta": {"stop_reason": stop_reason(answer), "stop_sequence": null},
+                "usage": {"output_tokens": usage.output}}),
+    ));
+    events.push(sse(Some("message_stop"), &json!({"type": "message_stop"})));
+    events
+}
+
+pub fn body(answer: &Answer) -> Value {
+    let usage = answer.usage();
+    let mut content = Vec::new();
+    if let Some(thinking) = &answer.step.thinking {
+        content.push(
+            json!({"type": "thinking", "thinking": thinking, "signature": signature(answer)}),
+        );
+    }
+    if let Some(text) = &answer.step.text {
+        content.push(json!({"type": "text", "text": text}));
+    }
+    for (n, call) in answer.step.tool_calls.iter().enumerate() {
+        let input: Value =
+            serde_json::from_str(&call.arguments_text()).unwrap_or_else(|_| json!({}));
+        content.push(
+            json!({"type": "tool_use", "id": answer.call_id(n), "name": call.name, "input": input}),
+        );
+    }
+    json!({
+        "id": format!("msg_{}", answer.turn),
+        "type": "message",
+        "role": "assistant",
+        "model": answer.model,
+        "content": content,
+        "stop_reason": stop_reason(answer),
+        "usage": {"input_tokens": usage.input - usage.cached.min(usage.input),
+                  "cache_read_input_tokens": usage.cached, "output_tokens": usage.output},
+    })
+}
