@@ -14,6 +14,13 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "kigi", version, about)]
 struct Cli {
+    /// The model: a `[models.<alias>]` name or, with a base URL, a model id (env KIGI_MODEL).
+    #[arg(long, global = true)]
+    model: Option<String>,
+    /// The endpoint, e.g. http://127.0.0.1:11434/v1 (env KIGI_BASE_URL; config
+    /// `[endpoints] api_base_url`). There is no default.
+    #[arg(long, global = true)]
+    base_url: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -23,6 +30,22 @@ enum Command {
     /// List, show, validate and create agent definitions.
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// Configured models and the one a run here would use.
+    Models {
+        #[command(subcommand)]
+        command: Option<ModelsCommand>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve a script file (YAML or JSON) as a model on 127.0.0.1, until Ctrl-C.
+    MockModel {
+        #[arg(long)]
+        script: PathBuf,
+        /// 0 picks a free port.
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+    },
     /// Trust a folder (default: this project) so its agents may start hooks and MCP servers.
     Trust {
         /// The folder to trust; default: the project root around the working directory.
@@ -34,6 +57,12 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum ModelsCommand {
+    /// Send one short request to the chosen model and print the answer and usage.
+    Ping,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,7 +101,20 @@ enum AgentsCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let model_flags = kigi_model::ModelFlags {
+        model: cli.model,
+        base_url: cli.base_url,
+    };
     let result = match cli.command {
+        Command::Models {
+            command: None,
+            json,
+        } => commands::models::list(&model_flags, json),
+        Command::Models {
+            command: Some(ModelsCommand::Ping),
+            ..
+        } => commands::models::ping(&model_flags),
+        Command::MockModel { script, port } => commands::models::mock_model(&script, port),
         Command::Agents(AgentsCommand::List { json }) => commands::agents::list(json),
         Command::Agents(AgentsCommand::Show { name, prompt, json }) => {
             commands::agents::show(&name, prompt, json)

@@ -41,6 +41,9 @@ impl Sandbox {
             .current_dir(&self.repo)
             .env("HOME", &self.home)
             .env("KIGI_HOME", &self.kigi_home)
+            .env_remove("KIGI_MODEL")
+            .env_remove("KIGI_BASE_URL")
+            .env_remove("KIGI_API_KEY")
             .output()
             .unwrap()
     }

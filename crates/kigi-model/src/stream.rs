@@ -279,15 +279,20 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
         .or_else(|| number("retry-after").map(Duration::from_secs_f64))
 }
 
-/// A transport error's text, without the chain's noise but with its cause.
+/// A transport error's causes. reqwest's own top line repeats the URL the error already
+/// names, so it is used only when there is no cause below it.
 fn transport(url: &str, error: &reqwest::Error) -> ModelError {
-    let mut detail = error.to_string();
+    let mut causes = Vec::new();
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
-        detail.push_str(": ");
-        detail.push_str(&cause.to_string());
+        causes.push(cause.to_string());
         source = cause.source();
     }
+    let detail = if causes.is_empty() {
+        error.to_string()
+    } else {
+        causes.join(": ")
+    };
     ModelError::Transport {
         url: url.to_owned(),
         detail,

@@ -31,7 +31,8 @@ pub async fn serve(script_file: &Path, port: u16, out: &mut dyn Write) -> anyhow
             _ = tokio::signal::ctrl_c() => return Ok(()),
             request = feed.recv() => {
                 let Ok(request) = request else { continue };
-                writeln!(
+                // The request log is best effort: a closed stdout must not stop the server.
+                let _ = writeln!(
                     out,
                     "{:>9.3}s {} {} script={} step={} attempt={} served={}",
                     request.at.as_secs_f64(),
@@ -41,8 +42,8 @@ pub async fn serve(script_file: &Path, port: u16, out: &mut dyn Write) -> anyhow
                     request.step,
                     request.attempt,
                     request.served,
-                )?;
-                out.flush()?;
+                );
+                let _ = out.flush();
             }
         }
     }

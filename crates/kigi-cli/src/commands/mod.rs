@@ -1,6 +1,7 @@
 //! One module per subcommand family.
 
 pub mod agents;
+pub mod models;
 pub mod trust;
 
 use anyhow::Context;
