@@ -30,7 +30,7 @@ pub use endpoint::{Dialect, ModelEndpoint, Provider};
 pub use error::{ErrorClass, ModelError, classify_status};
 pub use event::{FinishReason, ModelEvent, Usage};
 pub use model_config::{
-    EndpointSettings, ModelConfigError, ModelFlags, ModelSettings, ModelsConfig,
+    EndpointSettings, ModelConfigError, ModelFlags, ModelSettings, ModelsConfig, RetrySettings,
 };
 pub use request::{ModelRequest, ReasoningEffort, ToolSchema};
 pub use response::ModelResponse;

@@ -7,12 +7,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::api_key::ApiKey;
 use crate::endpoint::{Dialect, ModelEndpoint, Provider};
+use crate::retry::RetryPolicy;
 
 /// The model-related parts of `config.toml`; other sections are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -22,6 +24,41 @@ pub struct ModelsConfig {
     pub default_model: Option<String>,
     pub endpoints: EndpointSettings,
     pub models: BTreeMap<String, ModelSettings>,
+    pub retry: RetrySettings,
+}
+
+/// `[retry]`: counts and ceilings of [`RetryPolicy`], in milliseconds; unset keys keep the
+/// defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetrySettings {
+    pub max_retries: Option<u32>,
+    pub max_rate_limit_retries: Option<u32>,
+    pub initial_backoff_ms: Option<u64>,
+    pub max_backoff_ms: Option<u64>,
+    pub max_retry_after_ms: Option<u64>,
+    pub idle_timeout_ms: Option<u64>,
+    pub connect_timeout_ms: Option<u64>,
+}
+
+impl RetrySettings {
+    /// The policy: defaults overridden by what is set.
+    pub fn policy(&self) -> RetryPolicy {
+        let base = RetryPolicy::default();
+        let ms =
+            |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_millis);
+        RetryPolicy {
+            max_retries: self.max_retries.unwrap_or(base.max_retries),
+            max_rate_limit_retries: self
+                .max_rate_limit_retries
+                .unwrap_or(base.max_rate_limit_retries),
+            initial_backoff: ms(self.initial_backoff_ms, base.initial_backoff),
+            max_backoff: ms(self.max_backoff_ms, base.max_backoff),
+            max_retry_after: ms(self.max_retry_after_ms, base.max_retry_after),
+            idle_timeout: ms(self.idle_timeout_ms, base.idle_timeout),
+            connect_timeout: ms(self.connect_timeout_ms, base.connect_timeout),
+        }
+    }
 }
 
 /// `[endpoints]`: defaults for every model that does not set its own.
@@ -389,6 +426,19 @@ temperature = 0.6
         assert!(
             err.starts_with("[models.a] provider: unknown value `gemini`"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn retry_settings_override_only_what_they_set() {
+        let policy = config("[retry]\nmax_retries = 1\nidle_timeout_ms = 2500\n")
+            .retry
+            .policy();
+        assert_eq!(policy.max_retries, 1);
+        assert_eq!(policy.idle_timeout, Duration::from_millis(2_500));
+        assert_eq!(
+            policy.max_retry_after,
+            RetryPolicy::default().max_retry_after
         );
     }
 

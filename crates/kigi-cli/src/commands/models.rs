@@ -7,16 +7,15 @@ use std::time::Instant;
 
 use anyhow::Context;
 use kigi_agent::KigiPaths;
-use kigi_model::{
-    CancellationToken, ModelClient, ModelEndpoint, ModelFlags, ModelRequest, ModelsConfig,
-};
+use kigi_model::{CancellationToken, ModelClient, ModelFlags, ModelRequest, ModelsConfig};
 use kigi_protocol::Message;
 use serde_json::json;
 
-/// Resolves the model from flags, environment and `config.toml`.
-pub fn resolve(flags: &ModelFlags) -> anyhow::Result<ModelEndpoint> {
+/// Resolves the model from flags, environment and `config.toml`, with the `[retry]` policy.
+pub fn client(flags: &ModelFlags) -> anyhow::Result<ModelClient> {
     let config = ModelsConfig::load(&KigiPaths::from_env().config_file())?;
-    Ok(config.resolve(flags, &|name| std::env::var(name).ok())?)
+    let endpoint = config.resolve(flags, &|name| std::env::var(name).ok())?;
+    Ok(ModelClient::with_policy(endpoint, config.retry.policy())?)
 }
 
 /// `kigi models`: every alias, and which model a run here would use (or why none).
@@ -87,14 +86,13 @@ pub fn list(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
 
 /// `kigi models ping`: one short request, to check a configuration end to end.
 pub fn ping(flags: &ModelFlags) -> anyhow::Result<ExitCode> {
-    let endpoint = resolve(flags)?;
-    let url = endpoint.url();
+    let client = client(flags)?;
+    let url = client.endpoint().url();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let started = Instant::now();
     let response = runtime.block_on(async {
-        let client = ModelClient::new(endpoint)?;
         let mut request = ModelRequest::new("", "Answer in one word.");
         request.messages.push(Message::user("Say OK."));
         request.max_output_tokens = Some(16);
