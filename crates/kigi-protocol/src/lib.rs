@@ -4,9 +4,13 @@
 //! files, editors and scripts. It does no I/O.
 
 mod message;
+mod session_event;
 mod tool_kind;
+mod tool_meta;
 mod tool_namespace;
 
 pub use message::{ContentPart, Message, Role, ToolCall, ToolResult};
+pub use session_event::{SessionEvent, ToolCallMeta, ToolStatus, TurnEndReason};
 pub use tool_kind::ToolKind;
+pub use tool_meta::{CanonicalToolMeta, TOOL_META_KEY, TOOL_META_VERSION, tool_meta_schema};
 pub use tool_namespace::ToolNamespace;

@@ -14,6 +14,10 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// True when the tool never changes files or runs commands.
     pub read_only: bool,
+    /// The cross-harness display and grouping key of the `kigi/tool` envelope.
+    pub label: &'static str,
+    /// The argument keys projected into the envelope's `input` (never bulky ones).
+    pub input_keys: &'static [&'static str],
 }
 
 const BUILT_IN: &[ToolSpec] = &[
@@ -22,70 +26,109 @@ const BUILT_IN: &[ToolSpec] = &[
         kind: ToolKind::Read,
         description: "Read a text file, optionally a line range.",
         read_only: true,
+        label: "Read",
+        input_keys: &["path"],
     },
     ToolSpec {
         name: "list_dir",
         kind: ToolKind::ListDir,
         description: "List a directory's entries.",
         read_only: true,
+        label: "List",
+        input_keys: &["path"],
     },
     ToolSpec {
         name: "grep",
         kind: ToolKind::Search,
         description: "Search file contents with a regex; honours .gitignore.",
         read_only: true,
+        label: "Grep",
+        input_keys: &["pattern", "path"],
     },
     ToolSpec {
         name: "glob",
         kind: ToolKind::Search,
         description: "Find files whose paths match a glob pattern.",
         read_only: true,
+        label: "Glob",
+        input_keys: &["pattern", "path"],
     },
     ToolSpec {
         name: "search_replace",
         kind: ToolKind::Edit,
         description: "Replace an exact, unique string in a file.",
         read_only: false,
+        label: "Edit",
+        input_keys: &["path"],
     },
     ToolSpec {
         name: "write_file",
         kind: ToolKind::Write,
         description: "Create or overwrite a file.",
         read_only: false,
+        label: "Write",
+        input_keys: &["path"],
     },
     ToolSpec {
         name: "run_terminal_cmd",
         kind: ToolKind::Execute,
         description: "Run a shell command, in the foreground or background.",
         read_only: false,
+        label: "Bash",
+        input_keys: &["command"],
     },
     ToolSpec {
         name: "todo_write",
         kind: ToolKind::Plan,
         description: "Record the task list for this session.",
         read_only: true,
+        label: "TodoWrite",
+        input_keys: &[],
     },
     ToolSpec {
         name: "get_task_output",
         kind: ToolKind::BackgroundTaskAction,
         description: "Read a background task's output.",
         read_only: true,
+        label: "TaskOutput",
+        input_keys: &["task_id"],
     },
     ToolSpec {
         name: "kill_task",
         kind: ToolKind::KillTaskAction,
         description: "Stop a background task.",
         read_only: false,
+        label: "KillTask",
+        input_keys: &["task_id"],
     },
     ToolSpec {
         name: "spawn_subagent",
         kind: ToolKind::Task,
         description: "Hand a focused task to a subagent.",
         read_only: false,
+        label: "Task",
+        input_keys: &["description", "subagent_type"],
     },
 ];
 
 /// The set of tools an agent can be given. Cheap to copy: it borrows a static table.
+/// The spec of built-in tool `name`. Only called with names from this file (a registry test
+/// checks every implemented tool has one); an unknown name gets a spec that says so.
+pub(crate) fn built_in_spec(name: &str) -> &'static ToolSpec {
+    const MISSING: ToolSpec = ToolSpec {
+        name: "unknown",
+        kind: ToolKind::Other,
+        description: "",
+        read_only: false,
+        label: "Unknown",
+        input_keys: &[],
+    };
+    BUILT_IN
+        .iter()
+        .find(|spec| spec.name == name)
+        .unwrap_or(&MISSING)
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct ToolCatalog {
     specs: &'static [ToolSpec],

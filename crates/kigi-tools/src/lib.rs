@@ -1,14 +1,31 @@
-//! kigi's tools as the rest of kigi sees them: the catalog of built-in tools (names, kinds,
-//! descriptions), capability modes that filter them by kind, and the alias table that maps tool
-//! names written for other harnesses onto kigi's.
+//! kigi's tools: the [`Tool`] trait and [`ToolRegistry`], the built-in tools, the catalog of
+//! names, kinds and descriptions, capability modes that filter by kind, the alias table for
+//! other harnesses' tool names, parameter-name overrides, and output clamping.
 //!
-//! The rule: a tool's canonical name is what execution uses; anything the model sees (overrides,
-//! aliases) is resolved back to a canonical name before a call runs.
+//! The rule: a tool's canonical name is what execution uses; anything the model sees
+//! (overrides, aliases) is resolved back to a canonical name before a call runs. Tools never
+//! decide whether they may run: the runtime does, before `execute`.
 
+pub mod builtin;
 mod capability_mode;
 mod catalog;
+mod clamp;
+mod context;
+mod overrides;
+mod registry;
+mod schema;
+mod shell;
+mod tasks;
+mod tool;
 mod tool_aliases;
 
 pub use capability_mode::{CapabilityMode, UnknownCapabilityMode};
 pub use catalog::{ToolCatalog, ToolSpec};
+pub use clamp::{MODEL_OUTPUT_CHARS, clamp_head_tail};
+pub use context::{BashLimits, ToolContext};
+pub use overrides::{canonical_arguments, rename_schema};
+pub use registry::ToolRegistry;
+pub use schema::parameters_of;
+pub use tasks::{TaskRegistry, TaskReport, TaskState};
+pub use tool::{Tool, ToolError, ToolFuture, ToolOutput, parse_arguments};
 pub use tool_aliases::{AliasResolution, resolve_tool_name};

@@ -1,0 +1,126 @@
+//! What happens in a session, as one stream of events: the front ends (print, JSON lines,
+//! editors) read it live, and the session file (`wire.jsonl`) stores it.
+//!
+//! The rule: these serde names are the session-file format. Add variants and fields (with
+//! defaults); never rename one, or old sessions stop loading.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{CanonicalToolMeta, ToolCall};
+
+/// One thing that happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SessionEvent {
+    /// The first record of every session file.
+    SessionStart {
+        session_id: String,
+        agent: String,
+        model: String,
+        cwd: String,
+        kigi_version: String,
+    },
+    UserMessage {
+        text: String,
+    },
+    /// A `<system-reminder>` kigi added to the conversation (completion requirement, …).
+    Reminder {
+        text: String,
+    },
+    /// Streamed text; live only (the assistant message holds the whole text on disk).
+    TextDelta {
+        text: String,
+    },
+    /// Streamed reasoning; live only.
+    ThinkingDelta {
+        text: String,
+    },
+    /// One complete model response.
+    AssistantMessage {
+        text: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        thinking: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thinking_signature: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// A tool call about to be checked and run, with its canonical identity.
+    ToolCall {
+        call_id: String,
+        /// The model-facing name.
+        name: String,
+        /// The arguments as the model wrote them.
+        raw_input: String,
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<ToolCallMeta>,
+    },
+    /// What a tool call produced. `output` is complete; the model may have seen it clamped.
+    ToolResult {
+        call_id: String,
+        name: String,
+        status: ToolStatus,
+        output: String,
+    },
+    Usage {
+        input_tokens: u64,
+        output_tokens: u64,
+        #[serde(default)]
+        cached_input_tokens: u64,
+    },
+    /// The model request failed and is being sent again.
+    Retrying {
+        attempt: u32,
+        delay_ms: u64,
+        reason: String,
+    },
+    /// The end of a user turn.
+    TurnEnd {
+        reason: TurnEndReason,
+        /// Model requests made in this turn.
+        steps: u32,
+    },
+    /// A failure, with a stable code (`model.rate_limited`, `loop.empty_completion`, …).
+    Error {
+        code: String,
+        message: String,
+    },
+}
+
+/// `_meta` of a tool-call event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallMeta {
+    #[serde(rename = "kigi/tool")]
+    pub tool: CanonicalToolMeta,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    Completed,
+    /// The tool ran and reported an error.
+    Failed,
+    /// Not run: unknown tool, not allowed, bad arguments, or needs an approval nobody can give.
+    Refused,
+    Cancelled,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEndReason {
+    /// The model answered without tool calls.
+    Completed,
+    Cancelled,
+    /// `maxTurns` model requests without a final answer.
+    MaxTurns,
+    Error,
+}
+
+impl SessionEvent {
+    /// Live-only events are not written to the session file.
+    pub fn is_live_only(&self) -> bool {
+        matches!(self, Self::TextDelta { .. } | Self::ThinkingDelta { .. })
+    }
+}

@@ -1,0 +1,107 @@
+//! `read_file`: a text file with line numbers, optionally a range of lines.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::catalog::{ToolSpec, built_in_spec};
+use crate::context::ToolContext;
+use crate::schema::parameters_of;
+use crate::tool::{Tool, ToolFuture, ToolOutput, parse_arguments};
+
+/// Files larger than this are refused unless a line range is asked for.
+const MAX_BYTES: u64 = 10 * 1024 * 1024;
+/// Lines returned when no `limit` is given.
+const DEFAULT_LINES: usize = 2_000;
+/// Bytes inspected for a NUL to call a file binary.
+const SNIFF_BYTES: usize = 8_192;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    path: String,
+    /// First line to read, 1-based.
+    #[serde(default)]
+    offset: Option<usize>,
+    /// Number of lines (default 2000).
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+/// The tool.
+#[derive(Debug)]
+pub struct ReadFile;
+
+impl Tool for ReadFile {
+    fn spec(&self) -> &'static ToolSpec {
+        built_in_spec("read_file")
+    }
+
+    fn parameters(&self) -> Value {
+        parameters_of::<Args>()
+    }
+
+    fn execute<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let args: Args = parse_arguments("read_file", arguments)?;
+            let path = context.resolve(&args.path);
+            let shown = context.display(&path);
+            super::blocking("read_file", move || read(&path, &shown, &args)).await
+        })
+    }
+}
+
+fn read(path: &std::path::Path, shown: &str, args: &Args) -> ToolOutput {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
+    };
+    if metadata.is_dir() {
+        return ToolOutput::error(format!("{shown} is a directory; use list_dir"));
+    }
+    if metadata.len() > MAX_BYTES && args.offset.is_none() && args.limit.is_none() {
+        return ToolOutput::error(format!(
+            "{shown} is {} bytes; read it in parts with offset and limit",
+            metadata.len()
+        ));
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
+    };
+    if bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0) {
+        return ToolOutput::error(format!(
+            "{shown} is a binary file ({} bytes); not shown",
+            bytes.len()
+        ));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let total = text.lines().count();
+    let first = args.offset.unwrap_or(1).max(1);
+    let limit = args.limit.unwrap_or(DEFAULT_LINES).max(1);
+    if total == 0 {
+        return ToolOutput::ok(format!("({shown} is empty)"));
+    }
+    if first > total {
+        return ToolOutput::error(format!(
+            "{shown} has {total} lines; offset {first} is past the end"
+        ));
+    }
+    let mut out = String::with_capacity(text.len().min(limit * 80));
+    let mut last = first;
+    for (n, line) in text.lines().enumerate().skip(first - 1).take(limit) {
+        last = n + 1;
+        out.push_str(&format!("{:>6}\t{line}\n", n + 1));
+    }
+    if first > 1 || last < total {
+        out.push_str(&format!(
+            "(lines {first}-{last} of {total}{})\n",
+            if last < total {
+                "; use offset to read on"
+            } else {
+                ""
+            }
+        ));
+    }
+    ToolOutput::ok(out)
+}

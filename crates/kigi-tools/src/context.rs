@@ -1,0 +1,72 @@
+//! What a running tool may use: the working directory, limits, cancellation, and the
+//! session's background tasks and todo list.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::builtin::todo_write::TodoItem;
+use crate::tasks::TaskRegistry;
+
+/// Limits of `run_terminal_cmd` (from the agent definition's `bash` settings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BashLimits {
+    pub timeout: Duration,
+    /// Bytes of output kept per command.
+    pub output_limit: usize,
+    /// Prepended to every command (`cmdPrefix`).
+    pub prefix: Option<String>,
+}
+
+impl Default for BashLimits {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(120),
+            output_limit: 200_000,
+            prefix: None,
+        }
+    }
+}
+
+/// Everything a tool call runs with.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub cwd: PathBuf,
+    pub cancel: CancellationToken,
+    pub bash: BashLimits,
+    pub tasks: Arc<TaskRegistry>,
+    pub todos: Arc<Mutex<Vec<TodoItem>>>,
+}
+
+impl ToolContext {
+    /// A context for `cwd` with default limits and fresh session state.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            cancel: CancellationToken::new(),
+            bash: BashLimits::default(),
+            tasks: Arc::new(TaskRegistry::default()),
+            todos: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// A path argument, relative to the working directory unless absolute.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        let path = Path::new(path);
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.cwd.join(path)
+        }
+    }
+
+    /// How a path is shown back to the model: relative to the working directory when inside it.
+    pub fn display(&self, path: &Path) -> String {
+        path.strip_prefix(&self.cwd)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+}

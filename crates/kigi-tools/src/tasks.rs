@@ -1,0 +1,119 @@
+//! Background commands of one session: started by `run_terminal_cmd` with `background: true`,
+//! read with `get_task_output`, stopped with `kill_task`. Every task is killed when the
+//! registry is dropped (the session ended).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::shell::{self, Ending, OutputBuffer};
+
+/// Where a task is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskState {
+    Running,
+    Ended(Ending),
+    /// It could not start.
+    Failed(String),
+}
+
+#[derive(Debug)]
+struct Task {
+    command: String,
+    output: Arc<Mutex<OutputBuffer>>,
+    state: watch::Receiver<TaskState>,
+    cancel: CancellationToken,
+}
+
+/// A snapshot of a task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskReport {
+    pub id: String,
+    pub command: String,
+    pub state: TaskState,
+    pub output: String,
+}
+
+/// The session's background tasks.
+#[derive(Debug, Default)]
+pub struct TaskRegistry {
+    next: AtomicU64,
+    tasks: Mutex<BTreeMap<String, Task>>,
+}
+
+impl TaskRegistry {
+    /// Starts `command` in the background and returns its id.
+    pub fn start(&self, command: &str, cwd: &Path, output_limit: usize) -> Result<String, String> {
+        let id = format!("task-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
+        let output = Arc::new(Mutex::new(OutputBuffer::new(output_limit)));
+        let (mut child, readers) =
+            shell::spawn(command, cwd, Arc::clone(&output)).map_err(|e| e.to_string())?;
+        let (state_tx, state_rx) = watch::channel(TaskState::Running);
+        let cancel = CancellationToken::new();
+        let task_cancel = cancel.clone();
+        tokio::spawn(async move {
+            let ending = shell::wait(&mut child, readers, None, &task_cancel).await;
+            let _ = state_tx.send(TaskState::Ended(ending));
+        });
+        let task = Task {
+            command: command.to_owned(),
+            output,
+            state: state_rx,
+            cancel,
+        };
+        self.lock().insert(id.clone(), task);
+        Ok(id)
+    }
+
+    /// The task's report after it ends or `wait` passes, whichever is first; `None` for an
+    /// unknown id.
+    pub async fn report(&self, id: &str, wait: Duration) -> Option<TaskReport> {
+        let mut state = self.lock().get(id)?.state.clone();
+        let _ = tokio::time::timeout(wait, state.wait_for(|s| *s != TaskState::Running)).await;
+        let tasks = self.lock();
+        let task = tasks.get(id)?;
+        let output = task.output.lock().map(|o| o.text()).unwrap_or_default();
+        Some(TaskReport {
+            id: id.to_owned(),
+            command: task.command.clone(),
+            state: task.state.borrow().clone(),
+            output,
+        })
+    }
+
+    /// Cancels a task; `false` for an unknown id.
+    pub fn kill(&self, id: &str) -> bool {
+        match self.lock().get(id) {
+            Some(task) => {
+                task.cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ids of every task, in start order.
+    pub fn ids(&self) -> Vec<String> {
+        self.lock().keys().cloned().collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Task>> {
+        match self.tasks.lock() {
+            Ok(tasks) => tasks,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+impl Drop for TaskRegistry {
+    fn drop(&mut self) {
+        for task in self.lock().values() {
+            task.cancel.cancel();
+        }
+    }
+}
