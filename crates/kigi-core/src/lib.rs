@@ -1,0 +1,28 @@
+//! kigi's session host: the turn loop ([`Session`]), tool enforcement at execution
+//! ([`ToolRuntime`]), permission modes, the completion requirement, and sessions on disk
+//! ([`SessionStore`]).
+//!
+//! It never prints: front ends receive [`kigi_protocol::SessionEvent`]s through a callback.
+
+mod completion;
+mod permission;
+mod session;
+mod session_id;
+mod session_store;
+mod setup;
+mod tool_runtime;
+mod transcript;
+mod wire_record;
+
+pub use completion::{CompletionCheck, CompletionTracker};
+pub use permission::{Approval, decide};
+pub use session::{
+    DEFAULT_MAX_TURNS, EventCallback, Session, SessionSetup, TurnError, TurnSummary,
+};
+pub use session_id::{is_session_id, new_session_id};
+pub use session_store::{
+    LoadedSession, SessionStore, SessionSummary, SessionWriter, StoreError, WIRE_FILE,
+};
+pub use tool_runtime::{CallOutcome, ToolRuntime};
+pub use transcript::{UNFINISHED_CALL, messages_from};
+pub use wire_record::{LEGACY_UPDATE_METHOD, StoredEvent, UPDATE_METHOD, decode as decode_record};

@@ -1,0 +1,347 @@
+//! A session: one agent, one model, one conversation, one transcript on disk. `run_turn` is
+//! the loop: request → stream → tool calls → results → next request, until the model answers
+//! without tool calls (and has met its completion requirement) or a limit stops it.
+//!
+//! The rule: every event is written to `wire.jsonl` (and shown to the front end) as it
+//! happens, before the next step starts, so a crash loses at most the step in flight.
+
+use std::sync::Arc;
+
+use kigi_agent::CompletionRequirement;
+use kigi_model::{
+    ErrorClass, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, ReasoningEffort,
+    Usage,
+};
+use kigi_protocol::{Message, SessionEvent, ToolCallMeta, ToolResult, ToolStatus, TurnEndReason};
+use tokio_util::sync::CancellationToken;
+
+use crate::completion::{CompletionCheck, CompletionTracker};
+use crate::session_id::new_session_id;
+use crate::session_store::{SessionStore, SessionWriter, StoreError};
+use crate::tool_runtime::ToolRuntime;
+use crate::transcript::{messages_from, push_result};
+
+/// Receives every event as it happens (the front end).
+pub type EventCallback = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
+
+/// Model requests per user turn when the definition sets no `maxTurns`.
+pub const DEFAULT_MAX_TURNS: u32 = 100;
+
+/// What a session runs with.
+#[derive(Debug)]
+pub struct SessionSetup {
+    pub agent_name: String,
+    pub system_prompt: String,
+    pub client: ModelClient,
+    pub runtime: ToolRuntime,
+    pub max_turns: u32,
+    pub reasoning: Option<ReasoningEffort>,
+    pub completion: Option<CompletionRequirement>,
+}
+
+/// A running session.
+pub struct Session {
+    setup: SessionSetup,
+    messages: Vec<Message>,
+    writer: SessionWriter,
+    on_event: EventCallback,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.writer.session_id())
+            .field("agent", &self.setup.agent_name)
+            .field("messages", &self.messages.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a completed turn produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnSummary {
+    /// The final answer.
+    pub text: String,
+    /// Model requests made.
+    pub steps: u32,
+    pub tool_calls: u32,
+    /// Summed over the turn's requests.
+    pub usage: Usage,
+}
+
+/// Why a turn did not complete.
+#[derive(Debug, thiserror::Error)]
+pub enum TurnError {
+    #[error("model error: {0}")]
+    Model(ModelError),
+    #[error("loop.empty_completion: the model answered with no text and no tool calls")]
+    EmptyCompletion,
+    #[error("loop.max_turns: stopped after {0} model requests without a final answer")]
+    MaxTurns(u32),
+    #[error(
+        "loop.completion_requirement: the model stopped {reminders} times without calling `{tool}`"
+    )]
+    CompletionRequirement { tool: String, reminders: u32 },
+    #[error("the turn was cancelled")]
+    Cancelled,
+    #[error("cannot write the session file: {0}")]
+    Store(#[from] StoreError),
+}
+
+impl TurnError {
+    /// The stable code recorded in the session file.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Model(error) => match error.class() {
+                ErrorClass::RateLimited => "model.rate_limited",
+                ErrorClass::ContextLength => "model.context_length",
+                ErrorClass::Retryable => "model.unavailable",
+                ErrorClass::Fatal => "model.refused",
+                ErrorClass::Cancelled => "turn.cancelled",
+            },
+            Self::EmptyCompletion => "loop.empty_completion",
+            Self::MaxTurns(_) => "loop.max_turns",
+            Self::CompletionRequirement { .. } => "loop.completion_requirement",
+            Self::Cancelled => "turn.cancelled",
+            Self::Store(_) => "session.store",
+        }
+    }
+}
+
+impl Session {
+    /// Starts a new session in `store`, writing its first record.
+    pub fn start(
+        store: &SessionStore,
+        setup: SessionSetup,
+        on_event: EventCallback,
+    ) -> Result<Self, StoreError> {
+        let writer = store.create(&new_session_id())?;
+        let mut session = Self {
+            setup,
+            messages: Vec::new(),
+            writer,
+            on_event,
+        };
+        let start = SessionEvent::SessionStart {
+            session_id: session.id().to_owned(),
+            agent: session.setup.agent_name.clone(),
+            model: session.setup.client.endpoint().model.clone(),
+            cwd: session.setup.runtime.context().cwd.display().to_string(),
+            kigi_version: env!("CARGO_PKG_VERSION").to_owned(),
+        };
+        session.emit(start)?;
+        Ok(session)
+    }
+
+    /// Carries on session `id` from its file. Returns the load warnings (skipped lines).
+    pub fn resume(
+        store: &SessionStore,
+        id: &str,
+        setup: SessionSetup,
+        on_event: EventCallback,
+    ) -> Result<(Self, Vec<String>), StoreError> {
+        let (loaded, writer) = store.reopen(id)?;
+        let messages = messages_from(loaded.events.iter().map(|e| &e.event));
+        Ok((
+            Self {
+                setup,
+                messages,
+                writer,
+                on_event,
+            },
+            loaded.warnings,
+        ))
+    }
+
+    pub fn id(&self) -> &str {
+        self.writer.session_id()
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    fn emit(&mut self, event: SessionEvent) -> Result<(), StoreError> {
+        self.writer.append(&event)?;
+        (self.on_event)(&event);
+        Ok(())
+    }
+
+    /// Records the failure and the end of the turn, then returns the error.
+    fn fail(&mut self, error: TurnError, steps: u32) -> TurnError {
+        let reason = match error {
+            TurnError::Cancelled => TurnEndReason::Cancelled,
+            TurnError::MaxTurns(_) => TurnEndReason::MaxTurns,
+            _ => TurnEndReason::Error,
+        };
+        if !matches!(error, TurnError::Cancelled | TurnError::Store(_)) {
+            let _ = self.emit(SessionEvent::Error {
+                code: error.code().to_owned(),
+                message: error.to_string(),
+            });
+        }
+        let _ = self.emit(SessionEvent::TurnEnd { reason, steps });
+        error
+    }
+
+    /// Runs one user turn to its end.
+    pub async fn run_turn(
+        &mut self,
+        prompt: &str,
+        cancel: &CancellationToken,
+    ) -> Result<TurnSummary, TurnError> {
+        self.emit(SessionEvent::UserMessage {
+            text: prompt.to_owned(),
+        })?;
+        self.messages.push(Message::user(prompt));
+        let mut tracker = CompletionTracker::new(self.setup.completion.clone());
+        let mut summary = TurnSummary {
+            text: String::new(),
+            steps: 0,
+            tool_calls: 0,
+            usage: Usage::default(),
+        };
+        loop {
+            if summary.steps >= self.setup.max_turns {
+                return Err(self.fail(TurnError::MaxTurns(summary.steps), summary.steps));
+            }
+            summary.steps += 1;
+            let response = match self.request(cancel).await {
+                Ok(response) => response,
+                Err(error) => return Err(self.fail(error, summary.steps)),
+            };
+            summary.usage.input_tokens += response.usage.input_tokens;
+            summary.usage.output_tokens += response.usage.output_tokens;
+            summary.usage.cached_input_tokens += response.usage.cached_input_tokens;
+            if response.tool_calls.is_empty() && response.text.trim().is_empty() {
+                return Err(self.fail(TurnError::EmptyCompletion, summary.steps));
+            }
+            self.emit(SessionEvent::AssistantMessage {
+                text: response.text.clone(),
+                thinking: response.thinking.clone(),
+                thinking_signature: response.thinking_signature.clone(),
+                tool_calls: response.tool_calls.clone(),
+            })?;
+            self.emit(SessionEvent::Usage {
+                input_tokens: response.usage.input_tokens,
+                output_tokens: response.usage.output_tokens,
+                cached_input_tokens: response.usage.cached_input_tokens,
+            })?;
+            self.messages.push(response.to_message());
+            if response.tool_calls.is_empty() {
+                match tracker.check() {
+                    CompletionCheck::Done => {
+                        summary.text = response.text;
+                        self.emit(SessionEvent::TurnEnd {
+                            reason: TurnEndReason::Completed,
+                            steps: summary.steps,
+                        })?;
+                        return Ok(summary);
+                    }
+                    CompletionCheck::Remind { reminder, delay } => {
+                        tokio::select! {
+                            () = cancel.cancelled() => return Err(self.fail(TurnError::Cancelled, summary.steps)),
+                            () = tokio::time::sleep(delay) => {}
+                        }
+                        self.emit(SessionEvent::Reminder {
+                            text: reminder.clone(),
+                        })?;
+                        self.messages.push(Message::user(reminder));
+                        continue;
+                    }
+                    CompletionCheck::GiveUp { tool, reminders } => {
+                        return Err(self.fail(
+                            TurnError::CompletionRequirement { tool, reminders },
+                            summary.steps,
+                        ));
+                    }
+                }
+            }
+            summary.tool_calls += response.tool_calls.len() as u32;
+            for call in &response.tool_calls {
+                let meta = self
+                    .setup
+                    .runtime
+                    .envelope(call)
+                    .map(|tool| ToolCallMeta { tool });
+                self.emit(SessionEvent::ToolCall {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    raw_input: call.arguments.clone(),
+                    meta,
+                })?;
+            }
+            let outcomes = self.setup.runtime.run(&response.tool_calls, cancel).await;
+            for outcome in outcomes {
+                if outcome.status == ToolStatus::Completed
+                    && let Some(canonical) = &outcome.canonical
+                {
+                    tracker.called(canonical);
+                }
+                self.emit(SessionEvent::ToolResult {
+                    call_id: outcome.call_id.clone(),
+                    name: outcome.name.clone(),
+                    status: outcome.status,
+                    output: outcome.output,
+                })?;
+                push_result(
+                    &mut self.messages,
+                    ToolResult {
+                        call_id: outcome.call_id,
+                        content: outcome.model_output,
+                        is_error: outcome.status != ToolStatus::Completed,
+                    },
+                );
+            }
+            if cancel.is_cancelled() {
+                return Err(self.fail(TurnError::Cancelled, summary.steps));
+            }
+        }
+    }
+
+    /// One model request, streamed; deltas and retries go to the front end as they arrive.
+    async fn request(&mut self, cancel: &CancellationToken) -> Result<ModelResponse, TurnError> {
+        let request = ModelRequest {
+            model: String::new(),
+            system: self.setup.system_prompt.clone(),
+            messages: self.messages.clone(),
+            tools: self.setup.runtime.schemas(),
+            reasoning: self.setup.reasoning,
+            max_output_tokens: None,
+            params: serde_json::Map::new(),
+        };
+        let mut stream = self.setup.client.stream(&request, cancel.child_token());
+        let mut response = ModelResponse::default();
+        while let Some(event) = stream.next().await {
+            let event = match event {
+                Ok(event) => event,
+                Err(ModelError::Cancelled) => return Err(TurnError::Cancelled),
+                Err(error) => return Err(TurnError::Model(error)),
+            };
+            match &event {
+                ModelEvent::TextDelta(text) => {
+                    (self.on_event)(&SessionEvent::TextDelta { text: text.clone() })
+                }
+                ModelEvent::ThinkingDelta(text) => {
+                    (self.on_event)(&SessionEvent::ThinkingDelta { text: text.clone() });
+                }
+                ModelEvent::Retrying {
+                    attempt,
+                    delay,
+                    reason,
+                } => self.emit(SessionEvent::Retrying {
+                    attempt: *attempt,
+                    delay_ms: delay.as_millis() as u64,
+                    reason: reason.clone(),
+                })?,
+                _ => {}
+            }
+            response.apply(event);
+        }
+        if cancel.is_cancelled() {
+            return Err(TurnError::Cancelled);
+        }
+        Ok(response)
+    }
+}

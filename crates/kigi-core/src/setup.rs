@@ -1,0 +1,49 @@
+//! From a built [`Agent`] to a [`SessionSetup`]: the definition's permission mode, `bash`
+//! settings, effort, `maxTurns` and completion requirement, applied to the tools and the loop.
+
+use std::path::Path;
+use std::time::Duration;
+
+use kigi_agent::{Agent, PermissionMode};
+use kigi_model::{ModelClient, ReasoningEffort};
+use kigi_tools::{BashLimits, ToolContext, ToolRegistry};
+
+use crate::session::{DEFAULT_MAX_TURNS, SessionSetup};
+use crate::tool_runtime::ToolRuntime;
+
+impl SessionSetup {
+    /// The setup for `agent` in `cwd`. `permission_mode` (a flag) overrides the definition's.
+    pub fn for_agent(
+        agent: &Agent,
+        client: ModelClient,
+        registry: ToolRegistry,
+        cwd: &Path,
+        permission_mode: Option<PermissionMode>,
+    ) -> Self {
+        let definition = &agent.definition;
+        let mut context = ToolContext::new(cwd);
+        context.bash = BashLimits {
+            timeout: Duration::from_secs_f64(definition.bash.timeout_secs.clamp(0.001, 86_400.0)),
+            output_limit: usize::try_from(definition.bash.output_byte_limit).unwrap_or(usize::MAX),
+            prefix: definition.bash.cmd_prefix.clone(),
+        };
+        let mode = permission_mode.unwrap_or(definition.permission_mode);
+        Self {
+            agent_name: agent.name.clone(),
+            system_prompt: agent.system_prompt.clone(),
+            client,
+            runtime: ToolRuntime::new(agent.tools.clone(), registry, context, mode),
+            max_turns: definition.max_turns.unwrap_or(DEFAULT_MAX_TURNS).max(1),
+            reasoning: definition
+                .effort
+                .as_deref()
+                .and_then(|effort| match effort {
+                    "low" => Some(ReasoningEffort::Low),
+                    "medium" => Some(ReasoningEffort::Medium),
+                    "high" => Some(ReasoningEffort::High),
+                    _ => None,
+                }),
+            completion: definition.completion_requirement.clone(),
+        }
+    }
+}

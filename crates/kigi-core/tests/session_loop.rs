@@ -1,0 +1,619 @@
+//! The turn loop against the scripted model server over loopback, with real tools on real
+//! files, and the session file read back from disk.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kigi_agent::{AgentBuilder, AgentDefinition, KigiPaths, PermissionMode, ResolvedTool};
+use kigi_core::{Session, SessionSetup, SessionStore, TurnError, messages_from};
+use kigi_model::{CancellationToken, ModelClient, ModelEndpoint, Provider, RetryPolicy};
+use kigi_protocol::{SessionEvent, ToolKind, ToolStatus, TurnEndReason};
+use kigi_testkit::{Fault, ScriptSet, ScriptedServer, Step};
+use kigi_tools::{Tool, ToolContext, ToolFuture, ToolOutput, ToolRegistry, ToolSpec};
+use serde_json::json;
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    cwd: std::path::PathBuf,
+    store: SessionStore,
+    server: ScriptedServer,
+    events: Arc<Mutex<Vec<SessionEvent>>>,
+}
+
+impl Fixture {
+    async fn new(steps: Vec<Step>) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let cwd = tmp.path().join("repo");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let store = SessionStore::new(tmp.path().join("home/sessions"));
+        let server = ScriptedServer::start(ScriptSet::single(steps))
+            .await
+            .unwrap();
+        Self {
+            _tmp: tmp,
+            cwd,
+            store,
+            server,
+            events: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.cwd.join(rel), text).unwrap();
+    }
+
+    fn agent(&self, frontmatter: &str) -> kigi_agent::Agent {
+        let text =
+            format!("---\nname: tester\ndescription: test agent\n{frontmatter}---\nYou test.\n");
+        let definition = AgentDefinition::parse(&text, None).unwrap();
+        AgentBuilder::new(&self.cwd)
+            .with_paths(KigiPaths::new(self._tmp.path().join("home"), None))
+            .from_definition(definition)
+            .build()
+            .unwrap()
+    }
+
+    fn client(&self) -> ModelClient {
+        let endpoint = ModelEndpoint::new(Provider::OpenaiChat, self.server.url(), "scripted");
+        let policy = RetryPolicy {
+            initial_backoff: Duration::from_millis(1),
+            idle_timeout: Duration::from_secs(600),
+            ..RetryPolicy::default()
+        };
+        ModelClient::with_policy(endpoint, policy).unwrap()
+    }
+
+    fn setup(&self, frontmatter: &str, mode: Option<PermissionMode>) -> SessionSetup {
+        SessionSetup::for_agent(
+            &self.agent(frontmatter),
+            self.client(),
+            ToolRegistry::built_in(),
+            &self.cwd,
+            mode,
+        )
+    }
+
+    fn session(&self, setup: SessionSetup) -> Session {
+        let events = Arc::clone(&self.events);
+        Session::start(
+            &self.store,
+            setup,
+            Arc::new(move |e: &SessionEvent| events.lock().unwrap().push(e.clone())),
+        )
+        .unwrap()
+    }
+
+    fn stored(&self, id: &str) -> Vec<SessionEvent> {
+        self.store
+            .load(id)
+            .unwrap()
+            .events
+            .into_iter()
+            .map(|e| e.event)
+            .collect()
+    }
+}
+
+fn results(events: &[SessionEvent]) -> Vec<(String, ToolStatus, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolResult {
+                name,
+                status,
+                output,
+                ..
+            } => Some((name.clone(), *status, output.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn calls(step: Vec<(&str, serde_json::Value)>) -> Step {
+    Step {
+        tool_calls: step
+            .into_iter()
+            .map(|(name, arguments)| kigi_testkit::ScriptedToolCall {
+                id: None,
+                name: name.into(),
+                arguments,
+            })
+            .collect(),
+        ..Step::default()
+    }
+}
+
+#[tokio::test]
+async fn a_multi_turn_task_reads_searches_edits_and_answers() {
+    let fx = Fixture::new(vec![
+        calls(vec![
+            ("read_file", json!({"path": "lib.rs"})),
+            ("grep", json!({"pattern": "answer"})),
+        ]),
+        calls(vec![(
+            "search_replace",
+            json!({"path": "lib.rs", "old_string": "41", "new_string": "42"}),
+        )]),
+        Step::text("Fixed the answer."),
+    ])
+    .await;
+    fx.write("lib.rs", "pub fn answer() -> u32 { 41 }\n");
+    let mut session = fx.session(fx.setup("", Some(PermissionMode::AcceptEdits)));
+    let summary = session
+        .run_turn("fix the answer", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(summary.text, "Fixed the answer.");
+    assert_eq!((summary.steps, summary.tool_calls), (3, 3));
+    assert_eq!(
+        std::fs::read_to_string(fx.cwd.join("lib.rs")).unwrap(),
+        "pub fn answer() -> u32 { 42 }\n"
+    );
+    let stored = fx.stored(session.id());
+    let statuses: Vec<ToolStatus> = results(&stored).into_iter().map(|r| r.1).collect();
+    assert_eq!(statuses, [ToolStatus::Completed; 3]);
+    assert!(
+        matches!(stored.first(), Some(SessionEvent::SessionStart { agent, .. }) if agent == "tester")
+    );
+    assert!(matches!(
+        stored.last(),
+        Some(SessionEvent::TurnEnd {
+            reason: TurnEndReason::Completed,
+            steps: 3
+        })
+    ));
+    // The envelope rides on every tool call.
+    let envelope = stored.iter().find_map(|e| match e {
+        SessionEvent::ToolCall {
+            meta: Some(meta), ..
+        } if meta.tool.name == "grep" => Some(meta.tool.clone()),
+        _ => None,
+    });
+    let envelope = envelope.unwrap();
+    assert_eq!(
+        (envelope.label.as_str(), envelope.kind, envelope.read_only),
+        ("Grep", ToolKind::Search, true)
+    );
+    assert_eq!(envelope.input, Some(json!({"pattern": "answer"})));
+    // The second request carried the first turn's tool results.
+    let second = &fx.server.requests()[1].body;
+    let tool_messages: Vec<&serde_json::Value> = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .collect();
+    assert_eq!(tool_messages.len(), 2);
+    assert!(
+        tool_messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("pub fn answer()")
+    );
+    // Live deltas reached the front end but not the file.
+    assert!(
+        fx.events
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, SessionEvent::TextDelta { .. }))
+    );
+    assert!(
+        !stored
+            .iter()
+            .any(|e| matches!(e, SessionEvent::TextDelta { .. }))
+    );
+}
+
+/// A tool that waits until `parties` calls are inside it at once: run one at a time, the
+/// calls would wait forever (the test's ceiling fails it).
+#[derive(Debug)]
+struct Rendezvous(Arc<tokio::sync::Barrier>);
+
+static RENDEZVOUS: ToolSpec = ToolSpec {
+    name: "rendezvous",
+    kind: ToolKind::Read,
+    description: "Wait for the others.",
+    read_only: true,
+    label: "Rendezvous",
+    input_keys: &[],
+};
+
+impl Tool for Rendezvous {
+    fn spec(&self) -> &'static ToolSpec {
+        &RENDEZVOUS
+    }
+    fn parameters(&self) -> serde_json::Value {
+        json!({"type": "object"})
+    }
+    fn execute<'a>(&'a self, _: serde_json::Value, _: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            self.0.wait().await;
+            Ok(ToolOutput::ok("met"))
+        })
+    }
+}
+
+#[tokio::test]
+async fn read_only_calls_of_one_response_run_concurrently() {
+    let fx = Fixture::new(vec![
+        calls(vec![
+            ("rendezvous", json!({})),
+            ("rendezvous", json!({})),
+            ("rendezvous", json!({})),
+        ]),
+        Step::text("all met"),
+    ])
+    .await;
+    let mut agent = fx.agent("");
+    agent.tools.push(ResolvedTool {
+        name: "rendezvous".into(),
+        model_name: "rendezvous".into(),
+        kind: ToolKind::Read,
+        description: "Wait for the others.".into(),
+        read_only: true,
+        param_names: Default::default(),
+    });
+    let mut registry = ToolRegistry::built_in();
+    registry.register(Arc::new(Rendezvous(Arc::new(tokio::sync::Barrier::new(3)))));
+    let setup = SessionSetup::for_agent(&agent, fx.client(), registry, &fx.cwd, None);
+    let mut session = fx.session(setup);
+    let turn = tokio::time::timeout(
+        Duration::from_secs(30),
+        session.run_turn("meet", &CancellationToken::new()),
+    )
+    .await
+    .expect("the read-only calls ran one at a time and never met");
+    assert_eq!(turn.unwrap().text, "all met");
+}
+
+#[tokio::test]
+async fn calls_the_mode_does_not_allow_are_refused_and_the_session_goes_on() {
+    let fx = Fixture::new(vec![
+        calls(vec![
+            ("run_terminal_cmd", json!({"command": "touch pwned"})),
+            ("write_file", json!({"path": "x.txt", "content": "x"})),
+            ("no_such_tool", json!({})),
+            ("read_file", json!("{not json")),
+            ("read_file", json!({"path": "missing.txt"})),
+        ]),
+        Step::text("Understood."),
+    ])
+    .await;
+    let mut session = fx.session(fx.setup("", Some(PermissionMode::Default)));
+    let summary = session
+        .run_turn("try things", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(summary.text, "Understood.");
+    assert!(!fx.cwd.join("pwned").exists());
+    assert!(!fx.cwd.join("x.txt").exists());
+    let results = results(&fx.stored(session.id()));
+    let statuses: Vec<ToolStatus> = results.iter().map(|r| r.1).collect();
+    assert_eq!(
+        statuses,
+        [
+            ToolStatus::Refused,
+            ToolStatus::Refused,
+            ToolStatus::Refused,
+            ToolStatus::Refused,
+            ToolStatus::Failed
+        ]
+    );
+    assert!(results[0].2.contains("needs approval"), "{}", results[0].2);
+    assert!(
+        results[2].2.starts_with("unknown tool `no_such_tool`"),
+        "{}",
+        results[2].2
+    );
+    assert!(results[3].2.contains("not valid JSON"), "{}", results[3].2);
+    assert!(
+        results[4].2.starts_with("cannot read missing.txt"),
+        "{}",
+        results[4].2
+    );
+    // The model was told each reason.
+    let second = fx.server.requests()[1].body.to_string();
+    assert!(
+        second.contains("needs approval") && second.contains("unknown tool"),
+        "{second}"
+    );
+}
+
+#[tokio::test]
+async fn tools_outside_the_agents_allowlist_are_refused_at_execution() {
+    let fx = Fixture::new(vec![
+        calls(vec![("write_file", json!({"path": "x", "content": "x"}))]),
+        Step::text("ok"),
+    ])
+    .await;
+    let mut session = fx.session(fx.setup("tools: [read_file]\n", Some(PermissionMode::DontAsk)));
+    session
+        .run_turn("write", &CancellationToken::new())
+        .await
+        .unwrap();
+    let results = results(&fx.stored(session.id()));
+    assert_eq!(results[0].1, ToolStatus::Refused);
+    assert_eq!(
+        results[0].2,
+        "unknown tool `write_file`; this agent's tools are: read_file"
+    );
+    assert!(!fx.cwd.join("x").exists());
+}
+
+#[tokio::test]
+async fn a_missing_completion_call_brings_a_reminder_and_the_loop_goes_on() {
+    let fx = Fixture::new(vec![
+        Step::text("I think I'm done."),
+        calls(vec![("todo_write", json!({"todos": []}))]),
+        Step::text("Done, and recorded."),
+    ])
+    .await;
+    let frontmatter = "completionRequirement:\n  tool: todo_write\n  reminder: Call todo_write before you stop.\n  recovery:\n    maxRetries: 2\n    baseDelayMs: 1\n    maxDelayMs: 5\n";
+    let mut session = fx.session(fx.setup(frontmatter, None));
+    let summary = session
+        .run_turn("work", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(summary.text, "Done, and recorded.");
+    let reminders: Vec<String> = fx
+        .stored(session.id())
+        .into_iter()
+        .filter_map(|e| match e {
+            SessionEvent::Reminder { text } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reminders,
+        ["<system-reminder>\nCall todo_write before you stop.\n</system-reminder>"]
+    );
+    let second = fx.server.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(second["content"], reminders[0].as_str());
+}
+
+#[tokio::test]
+async fn reminders_run_out_into_a_completion_requirement_error() {
+    let fx = Fixture::new(vec![Step::text("done"), Step::text("really done")]).await;
+    let frontmatter = "completionRequirement:\n  tool: todo_write\n  reminder: Call it.\n  recovery:\n    maxRetries: 1\n    baseDelayMs: 0\n    maxDelayMs: 0\n";
+    let mut session = fx.session(fx.setup(frontmatter, None));
+    let error = session
+        .run_turn("work", &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, TurnError::CompletionRequirement { reminders: 1, .. }),
+        "{error}"
+    );
+    assert!(fx.stored(session.id()).iter().any(
+        |e| matches!(e, SessionEvent::Error { code, .. } if code == "loop.completion_requirement")
+    ));
+}
+
+#[tokio::test]
+async fn an_empty_answer_is_an_error_not_an_answer() {
+    let fx = Fixture::new(vec![Step::default()]).await;
+    let mut session = fx.session(fx.setup("", None));
+    let error = session
+        .run_turn("hello", &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, TurnError::EmptyCompletion));
+    let stored = fx.stored(session.id());
+    assert!(
+        stored.iter().any(
+            |e| matches!(e, SessionEvent::Error { code, .. } if code == "loop.empty_completion")
+        )
+    );
+    assert!(matches!(
+        stored.last(),
+        Some(SessionEvent::TurnEnd {
+            reason: TurnEndReason::Error,
+            ..
+        })
+    ));
+}
+
+#[tokio::test]
+async fn max_turns_stops_a_model_that_never_finishes() {
+    let step = calls(vec![("list_dir", json!({}))]);
+    let fx = Fixture::new(vec![step.clone(), step.clone(), step]).await;
+    let mut session = fx.session(fx.setup("maxTurns: 2\n", None));
+    let error = session
+        .run_turn("loop", &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, TurnError::MaxTurns(2)), "{error}");
+    assert_eq!(fx.server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn cancelling_stops_the_stream_and_records_the_cancelled_turn() {
+    let fx = Fixture::new(vec![
+        Step::text("never arrives whole").after_faults(vec![Fault::Hang]),
+    ])
+    .await;
+    let mut session = fx.session(fx.setup("", None));
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let server = &fx.server;
+    let (turn, ()) = tokio::join!(session.run_turn("wait", &cancel), async {
+        assert!(
+            server
+                .wait_for(Duration::from_secs(10), |log| !log.is_empty())
+                .await
+        );
+        trigger.cancel();
+    });
+    assert!(matches!(turn, Err(TurnError::Cancelled)), "{turn:?}");
+    let stored = fx.stored(session.id());
+    assert!(matches!(
+        stored.last(),
+        Some(SessionEvent::TurnEnd {
+            reason: TurnEndReason::Cancelled,
+            ..
+        })
+    ));
+    assert!(
+        server
+            .wait_for(Duration::from_secs(10), |log| log[0]
+                .client_gone_at
+                .is_some())
+            .await
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_command_is_killed_and_recorded() {
+    let fx = Fixture::new(vec![calls(vec![(
+        "run_terminal_cmd",
+        json!({"command": "sleep 60"}),
+    )])])
+    .await;
+    let mut session = fx.session(fx.setup("", Some(PermissionMode::DontAsk)));
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let events = Arc::clone(&fx.events);
+    let (turn, ()) = tokio::join!(session.run_turn("sleep", &cancel), async {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !events
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, SessionEvent::ToolCall { .. }))
+        {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the tool call never started"
+            );
+            tokio::task::yield_now().await;
+        }
+        trigger.cancel();
+    });
+    assert!(matches!(turn, Err(TurnError::Cancelled)), "{turn:?}");
+    let results = results(&fx.stored(session.id()));
+    assert_eq!(results[0].1, ToolStatus::Cancelled);
+}
+
+#[tokio::test]
+async fn a_resumed_session_carries_the_conversation_and_survives_a_torn_line() {
+    let fx = Fixture::new(vec![
+        Step::text("first answer"),
+        Step::text("second answer"),
+    ])
+    .await;
+    let mut session = fx.session(fx.setup("", None));
+    session
+        .run_turn("first question", &CancellationToken::new())
+        .await
+        .unwrap();
+    let id = session.id().to_owned();
+    drop(session);
+    let path = fx.store.wire_path(&id).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, b"{\"jsonrpc\":\"2.0\",\"method\":\"_kigi/sess").unwrap();
+    drop(file);
+    let events = Arc::clone(&fx.events);
+    let (mut resumed, warnings) = Session::resume(
+        &fx.store,
+        &id,
+        fx.setup("", None),
+        Arc::new(move |e: &SessionEvent| events.lock().unwrap().push(e.clone())),
+    )
+    .unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].contains("torn last line"), "{}", warnings[0]);
+    assert_eq!(resumed.messages().len(), 2);
+    let summary = resumed
+        .run_turn("second question", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(summary.text, "second answer");
+    let body = &fx.server.requests()[1].body;
+    let contents: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(
+        contents[1..],
+        ["first question", "first answer", "second question"]
+    );
+    // The file reads back whole: the torn line is the only loss.
+    let loaded = fx.store.load(&id).unwrap();
+    assert_eq!(loaded.warnings.len(), 1);
+    let messages = messages_from(loaded.events.iter().map(|e| &e.event));
+    assert_eq!(messages.len(), 4);
+}
+
+#[tokio::test]
+async fn a_crashing_tool_is_reported_to_the_model_and_the_session_goes_on() {
+    #[derive(Debug)]
+    struct Crash;
+    static CRASH: ToolSpec = ToolSpec {
+        name: "crash",
+        kind: ToolKind::Read,
+        description: "",
+        read_only: true,
+        label: "Crash",
+        input_keys: &[],
+    };
+    impl Tool for Crash {
+        fn spec(&self) -> &'static ToolSpec {
+            &CRASH
+        }
+        fn parameters(&self) -> serde_json::Value {
+            json!({"type": "object"})
+        }
+        fn execute<'a>(&'a self, _: serde_json::Value, _: &'a ToolContext) -> ToolFuture<'a> {
+            Box::pin(async move { panic!("tool bug") })
+        }
+    }
+    let fx = Fixture::new(vec![
+        calls(vec![("crash", json!({}))]),
+        Step::text("recovered"),
+    ])
+    .await;
+    let mut agent = fx.agent("");
+    agent.tools.push(ResolvedTool {
+        name: "crash".into(),
+        model_name: "crash".into(),
+        kind: ToolKind::Read,
+        description: String::new(),
+        read_only: true,
+        param_names: Default::default(),
+    });
+    let mut registry = ToolRegistry::built_in();
+    registry.register(Arc::new(Crash));
+    let mut session = fx.session(SessionSetup::for_agent(
+        &agent,
+        fx.client(),
+        registry,
+        &fx.cwd,
+        None,
+    ));
+    let summary = session
+        .run_turn("go", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(summary.text, "recovered");
+    let results = results(&fx.stored(session.id()));
+    assert_eq!(
+        (results[0].1, results[0].2.as_str()),
+        (
+            ToolStatus::Failed,
+            "`crash` crashed; the call did not complete"
+        )
+    );
+}
