@@ -50,6 +50,11 @@ impl KigiPaths {
         self.kigi_home.join("skills")
     }
 
+    /// `$KIGI_HOME/sessions/`: one folder per session, each with its `wire.jsonl`.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.kigi_home.join("sessions")
+    }
+
     pub fn trust_file(&self) -> PathBuf {
         self.kigi_home.join("trusted_folders.toml")
     }

@@ -21,8 +21,48 @@ struct Cli {
     /// `[endpoints] api_base_url`). There is no default.
     #[arg(long, global = true)]
     base_url: Option<String>,
+    /// Run one headless turn with this prompt and print the answer.
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    print: Option<String>,
+    /// text (answer on stdout, progress on stderr), json (one object) or stream-json (one
+    /// event per line).
+    #[arg(long, value_enum, default_value = "text", global = true)]
+    output_format: commands::progress::OutputFormat,
+    /// The agent to run (default: kigi).
+    #[arg(long, conflicts_with = "agent_file")]
+    agent: Option<String>,
+    /// An agent definition file to run.
+    #[arg(long, value_name = "PATH")]
+    agent_file: Option<PathBuf>,
+    /// default, acceptEdits, dontAsk or plan; overrides the agent's. Nothing waits for
+    /// approval in print mode: what the mode does not allow is refused.
+    #[arg(long, value_parser = parse_permission_mode)]
+    permission_mode: Option<kigi_agent::PermissionMode>,
+    /// Carry on session ID.
+    #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
+    resume: Option<String>,
+    /// Carry on the newest session started in this folder.
+    #[arg(long = "continue")]
+    continue_last: bool,
+    /// With no model endpoint configured, run the offline demo on the bundled scripted model
+    /// instead of failing (and say so).
+    #[arg(long)]
+    or_demo: bool,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+}
+
+fn parse_permission_mode(value: &str) -> Result<kigi_agent::PermissionMode, String> {
+    use kigi_agent::PermissionMode;
+    match value {
+        "default" => Ok(PermissionMode::Default),
+        "acceptEdits" => Ok(PermissionMode::AcceptEdits),
+        "dontAsk" => Ok(PermissionMode::DontAsk),
+        "plan" => Ok(PermissionMode::Plan),
+        other => Err(format!(
+            "unknown permission mode `{other}` (expected default, acceptEdits, dontAsk or plan)"
+        )),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -30,6 +70,14 @@ enum Command {
     /// List, show, validate and create agent definitions.
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// A real session in this folder on the bundled scripted model (no API key needed).
+    Demo {
+        /// The prompt (default: a short tour of this folder).
+        prompt: Option<String>,
+    },
+    /// Sessions on disk.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
     /// Configured models and the one a run here would use.
     Models {
         #[command(subcommand)]
@@ -57,6 +105,17 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionsCommand {
+    /// Every session, newest first.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// A readable transcript of one session.
+    Show { id: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -105,7 +164,40 @@ fn main() -> ExitCode {
         model: cli.model,
         base_url: cli.base_url,
     };
-    let result = match cli.command {
+    let command = match (cli.command, cli.print) {
+        (Some(command), None) => command,
+        (None, Some(prompt)) => {
+            let args = commands::print::PrintArgs {
+                prompt,
+                format: cli.output_format,
+                agent: cli.agent,
+                agent_file: cli.agent_file,
+                permission_mode: cli.permission_mode,
+                resume: cli.resume,
+                continue_last: cli.continue_last,
+                or_demo: cli.or_demo,
+                model: model_flags,
+            };
+            return report(commands::print::run(args));
+        }
+        (Some(_), Some(_)) => {
+            eprintln!("kigi: -p runs a session; it cannot be combined with a subcommand");
+            return ExitCode::from(2);
+        }
+        (None, None) => {
+            eprintln!(
+                "kigi: the interactive terminal is not built yet; run one turn with `kigi -p \"PROMPT\"`, or try `kigi demo` (see `kigi --help`)"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let result = match command {
+        Command::Demo { prompt } => commands::demo::run(
+            prompt.as_deref().unwrap_or(commands::demo::DEMO_PROMPT),
+            cli.output_format,
+        ),
+        Command::Sessions(SessionsCommand::List { json }) => commands::sessions::list(json),
+        Command::Sessions(SessionsCommand::Show { id }) => commands::sessions::show(&id),
         Command::Models {
             command: None,
             json,
@@ -125,6 +217,10 @@ fn main() -> ExitCode {
         Command::Agents(AgentsCommand::New { name, user }) => commands::agents::new(&name, user),
         Command::Trust { path, revoke, list } => commands::trust::run(path, revoke, list),
     };
+    report(result)
+}
+
+fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {

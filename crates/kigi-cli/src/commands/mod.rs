@@ -1,7 +1,11 @@
 //! One module per subcommand family.
 
 pub mod agents;
+pub mod demo;
 pub mod models;
+pub mod print;
+pub mod progress;
+pub mod sessions;
 pub mod trust;
 
 use anyhow::Context;

@@ -1,0 +1,183 @@
+//! `kigi -p PROMPT`: one headless turn of a real session, and `kigi demo`, the same on the
+//! bundled scripted model.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use kigi_agent::{
+    Agent, AgentBuilder, AgentDefinition, DEFAULT_AGENT, Discovery, KigiPaths, ModelChoice,
+    PermissionMode,
+};
+use kigi_core::{Session, SessionSetup, SessionStore};
+use kigi_model::CancellationToken;
+use kigi_model::{ModelClient, ModelConfigError, ModelFlags, ModelsConfig};
+use kigi_protocol::SessionEvent;
+use kigi_testkit::ScriptedServer;
+use kigi_tools::ToolRegistry;
+
+use super::demo;
+use super::progress::{self, OutputFormat};
+
+/// Everything `kigi -p` was told.
+#[derive(Debug, Clone)]
+pub struct PrintArgs {
+    pub prompt: String,
+    pub format: OutputFormat,
+    pub agent: Option<String>,
+    pub agent_file: Option<PathBuf>,
+    pub permission_mode: Option<PermissionMode>,
+    pub resume: Option<String>,
+    pub continue_last: bool,
+    pub or_demo: bool,
+    pub model: ModelFlags,
+}
+
+/// Runs `kigi -p`.
+pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
+    let paths = KigiPaths::from_env();
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let store = SessionStore::new(paths.sessions_dir());
+    let resume_id = match (&args.resume, args.continue_last) {
+        (Some(id), _) => Some(id.clone()),
+        (None, true) => Some(last_session_here(&store, &cwd)?),
+        (None, false) => None,
+    };
+    let session_agent = match &resume_id {
+        Some(id) => store.load(id)?.events.iter().find_map(|e| match &e.event {
+            SessionEvent::SessionStart { agent, .. } => Some(agent.clone()),
+            _ => None,
+        }),
+        None => None,
+    };
+    let discovery = Discovery::load(paths.clone())?;
+    let agent = build_agent(&discovery, &cwd, &args, session_agent.as_deref())?;
+    let client = match client_for(&paths, &agent, &args.model) {
+        Ok(client) => client,
+        Err(error) if args.or_demo && is_missing_endpoint(&error) => {
+            eprintln!(
+                "kigi: {error}\nkigi: running the offline demo on the bundled scripted model instead: its answers are scripted, its tool calls are real (read-only)."
+            );
+            return demo::run(&args.prompt, args.format);
+        }
+        Err(error) => return Err(error),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(run_session(
+        &store,
+        &agent,
+        client,
+        &cwd,
+        &args,
+        resume_id.as_deref(),
+        None,
+    ))
+}
+
+fn is_missing_endpoint(error: &anyhow::Error) -> bool {
+    matches!(
+        error.downcast_ref::<ModelConfigError>(),
+        Some(ModelConfigError::MissingEndpoint { .. } | ModelConfigError::MissingModel { .. })
+    )
+}
+
+/// The agent: `--agent-file`, `--agent`, the resumed session's, or the default `kigi`.
+pub fn build_agent(
+    discovery: &Discovery,
+    cwd: &Path,
+    args: &PrintArgs,
+    resumed: Option<&str>,
+) -> anyhow::Result<Agent> {
+    let definition = match (&args.agent_file, &args.agent) {
+        (Some(file), _) => AgentDefinition::from_file(file)
+            .with_context(|| format!("--agent-file {}", file.display()))?,
+        (None, name) => {
+            let name = name.as_deref().or(resumed).unwrap_or(DEFAULT_AGENT);
+            match discovery.by_name_in_cwd(name, cwd)? {
+                Some(found) => found.definition,
+                None => anyhow::bail!(
+                    "no agent named `{name}`; available: {}",
+                    discovery.discover(cwd).names().join(", ")
+                ),
+            }
+        }
+    };
+    Ok(AgentBuilder::new(cwd)
+        .with_paths(discovery.paths.clone())
+        .from_definition(definition)
+        .build()?)
+}
+
+/// The model: `--model`, else the agent's `model:` when it names a configured alias, else
+/// `KIGI_MODEL` and `default_model`.
+fn client_for(paths: &KigiPaths, agent: &Agent, flags: &ModelFlags) -> anyhow::Result<ModelClient> {
+    let config = ModelsConfig::load(&paths.config_file())?;
+    let aliases: Vec<String> = config.models.keys().cloned().collect();
+    let mut flags = flags.clone();
+    if flags.model.is_none()
+        && let ModelChoice::Named(alias) = agent.definition.model.effective(&aliases)
+    {
+        flags.model = Some(alias);
+    }
+    let endpoint = config.resolve(&flags, &|name| std::env::var(name).ok())?;
+    Ok(ModelClient::with_policy(endpoint, config.retry.policy())?)
+}
+
+/// The newest session started in `cwd`.
+fn last_session_here(store: &SessionStore, cwd: &Path) -> anyhow::Result<String> {
+    let here = cwd.display().to_string();
+    store
+        .list()?
+        .into_iter()
+        .find(|s| s.cwd == here)
+        .map(|s| s.id)
+        .with_context(|| format!("--continue: no session was started in {here}"))
+}
+
+/// Runs one turn and prints the result. `server` keeps a demo's scripted model alive.
+pub async fn run_session(
+    store: &SessionStore,
+    agent: &Agent,
+    client: ModelClient,
+    cwd: &Path,
+    args: &PrintArgs,
+    resume: Option<&str>,
+    server: Option<ScriptedServer>,
+) -> anyhow::Result<ExitCode> {
+    let setup = SessionSetup::for_agent(
+        agent,
+        client,
+        ToolRegistry::built_in(),
+        cwd,
+        args.permission_mode,
+    );
+    let format = args.format;
+    let on_event = Arc::new(move |event: &SessionEvent| progress::show_event(format, event));
+    let mut session = match resume {
+        Some(id) => {
+            let (session, warnings) = Session::resume(store, id, setup, on_event)?;
+            for warning in warnings {
+                eprintln!("kigi: warning: {warning}");
+            }
+            session
+        }
+        None => Session::start(store, setup, on_event)?,
+    };
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.cancel();
+        }
+    });
+    let outcome = session.run_turn(&args.prompt, &cancel).await;
+    drop(server);
+    Ok(ExitCode::from(progress::finish(
+        format,
+        session.id(),
+        &outcome,
+    )))
+}

@@ -1,0 +1,136 @@
+//! How a session's events are shown in print mode: text (progress on stderr, the answer on
+//! stdout), JSON (one object at the end) or stream-json (every event as a JSON line).
+
+use std::io::Write;
+
+use kigi_core::{TurnError, TurnSummary};
+use kigi_protocol::{SessionEvent, ToolStatus};
+use serde_json::json;
+
+/// `--output-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    StreamJson,
+}
+
+/// Shows one live event.
+pub fn show_event(format: OutputFormat, event: &SessionEvent) {
+    match format {
+        OutputFormat::StreamJson => {
+            if let Ok(line) = serde_json::to_string(event) {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}");
+                let _ = out.flush();
+            }
+        }
+        OutputFormat::Text => {
+            if let Some(line) = progress_line(event) {
+                eprintln!("{line}");
+            }
+        }
+        OutputFormat::Json => {}
+    }
+}
+
+/// The stderr line for an event in text mode, if it gets one.
+fn progress_line(event: &SessionEvent) -> Option<String> {
+    match event {
+        SessionEvent::ToolCall {
+            name,
+            meta,
+            raw_input,
+            ..
+        } => {
+            let detail = meta
+                .as_ref()
+                .and_then(|m| m.tool.input.as_ref())
+                .and_then(|input| input.as_object())
+                .map(|input| {
+                    input
+                        .values()
+                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .unwrap_or_else(|| raw_input.chars().take(80).collect());
+            Some(format!("→ {name} {detail}").trim_end().to_owned())
+        }
+        SessionEvent::ToolResult {
+            status: ToolStatus::Completed,
+            output,
+            ..
+        } => {
+            let lines = output.lines().count();
+            let mut shown: Vec<String> = output
+                .lines()
+                .take(3)
+                .map(|l| format!("    {}", l.chars().take(100).collect::<String>()))
+                .collect();
+            if lines > 3 {
+                shown.push(format!("    … ({lines} lines)"));
+            }
+            Some(shown.join("\n")).filter(|s| !s.is_empty())
+        }
+        SessionEvent::ToolResult {
+            name,
+            status,
+            output,
+            ..
+        } if *status != ToolStatus::Completed => {
+            let first = output.lines().next().unwrap_or("");
+            Some(format!("  ✗ {name} {}: {first}", status_word(*status)))
+        }
+        SessionEvent::Retrying {
+            attempt,
+            delay_ms,
+            reason,
+        } => Some(format!("  ↻ retry {attempt} in {delay_ms} ms: {reason}")),
+        SessionEvent::Reminder { .. } => Some("  ↺ completion reminder sent".to_owned()),
+        _ => None,
+    }
+}
+
+fn status_word(status: ToolStatus) -> &'static str {
+    match status {
+        ToolStatus::Completed => "completed",
+        ToolStatus::Failed => "failed",
+        ToolStatus::Refused => "refused",
+        ToolStatus::Cancelled => "cancelled",
+    }
+}
+
+/// Prints the end of a run and returns its exit code: 0, 1 for a failure, 130 for Ctrl-C.
+pub fn finish(
+    format: OutputFormat,
+    session_id: &str,
+    outcome: &Result<TurnSummary, TurnError>,
+) -> u8 {
+    let code = match outcome {
+        Ok(_) => 0,
+        Err(TurnError::Cancelled) => 130,
+        Err(_) => 1,
+    };
+    let result = match outcome {
+        Ok(summary) => json!({
+            "type": "result", "is_error": false, "session_id": session_id,
+            "result": summary.text, "steps": summary.steps, "tool_calls": summary.tool_calls,
+            "usage": {"input_tokens": summary.usage.input_tokens, "output_tokens": summary.usage.output_tokens,
+                      "cached_input_tokens": summary.usage.cached_input_tokens},
+        }),
+        Err(error) => json!({
+            "type": "result", "is_error": true, "session_id": session_id,
+            "error": {"code": error.code(), "message": error.to_string()},
+        }),
+    };
+    match (format, outcome) {
+        (OutputFormat::Text, Ok(summary)) => println!("{}", summary.text),
+        (OutputFormat::Text, Err(_)) => {}
+        (OutputFormat::Json | OutputFormat::StreamJson, _) => println!("{result}"),
+    }
+    if let Err(error) = outcome {
+        eprintln!("kigi: {error} (session {session_id})");
+    }
+    code
+}

@@ -1,0 +1,97 @@
+//! `kigi sessions list` and `kigi sessions show ID`.
+
+use std::process::ExitCode;
+
+use kigi_agent::KigiPaths;
+use kigi_core::SessionStore;
+use kigi_protocol::SessionEvent;
+use serde_json::json;
+
+pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
+    let store = SessionStore::new(KigiPaths::from_env().sessions_dir());
+    let sessions = store.list()?;
+    if as_json {
+        let rows: Vec<_> = sessions
+            .iter()
+            .map(|s| json!({"id": s.id, "started": s.started, "agent": s.agent, "cwd": s.cwd, "first_prompt": s.first_prompt, "turns": s.turns}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if sessions.is_empty() {
+        println!("no sessions in {}", store.root().display());
+    }
+    for s in sessions {
+        println!(
+            "{}  {:<16} {:>3} turn(s)  {}  {}",
+            s.id, s.agent, s.turns, s.cwd, s.first_prompt
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A readable transcript.
+pub fn show(id: &str) -> anyhow::Result<ExitCode> {
+    let store = SessionStore::new(KigiPaths::from_env().sessions_dir());
+    let loaded = store.load(id)?;
+    for warning in &loaded.warnings {
+        eprintln!("kigi: warning: {warning}");
+    }
+    for stored in &loaded.events {
+        let time = stored.timestamp.get(11..19).unwrap_or("");
+        match &stored.event {
+            SessionEvent::SessionStart {
+                agent,
+                model,
+                cwd,
+                kigi_version,
+                ..
+            } => {
+                println!(
+                    "session {id}: agent {agent}, model {model}, in {cwd} (kigi {kigi_version})"
+                );
+            }
+            SessionEvent::UserMessage { text } => println!("\n[{time}] user:\n{text}"),
+            SessionEvent::Reminder { text } => println!("\n[{time}] reminder:\n{text}"),
+            SessionEvent::AssistantMessage { text, thinking, .. } => {
+                if !thinking.is_empty() {
+                    println!("\n[{time}] thinking:\n{thinking}");
+                }
+                if !text.is_empty() {
+                    println!("\n[{time}] assistant:\n{text}");
+                }
+            }
+            SessionEvent::ToolCall {
+                name, raw_input, ..
+            } => println!("[{time}] → {name} {raw_input}"),
+            SessionEvent::ToolResult {
+                name,
+                status,
+                output,
+                ..
+            } => {
+                let lines = output.lines().count();
+                let first = output.lines().next().unwrap_or("");
+                println!("[{time}] ← {name} {status:?} ({lines} lines): {first}");
+            }
+            SessionEvent::Usage {
+                input_tokens,
+                output_tokens,
+                cached_input_tokens,
+            } => {
+                println!(
+                    "[{time}]   tokens: {input_tokens} in ({cached_input_tokens} cached), {output_tokens} out"
+                );
+            }
+            SessionEvent::Retrying {
+                attempt, reason, ..
+            } => println!("[{time}]   retry {attempt}: {reason}"),
+            SessionEvent::TurnEnd { reason, steps } => {
+                println!("[{time}] turn ended: {reason:?} after {steps} step(s)")
+            }
+            SessionEvent::Error { code, message } => println!("[{time}] error {code}: {message}"),
+            SessionEvent::TextDelta { .. } | SessionEvent::ThinkingDelta { .. } => {}
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,423 @@
+//! `kigi -p`, `kigi demo` and `kigi sessions`: the real binary against the scripted model
+//! server over loopback, in a real git repository, with the session files read back.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use kigi_testkit::{Fault, ScriptSet, ScriptedServer, ScriptedToolCall, Step};
+use serde_json::{Value, json};
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    repo: PathBuf,
+    home: PathBuf,
+    runtime: tokio::runtime::Runtime,
+    server: Option<ScriptedServer>,
+}
+
+impl Env {
+    fn new(steps: Vec<Step>) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        let home = tmp.path().join("kigi-home");
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let server = runtime
+            .block_on(ScriptedServer::start(ScriptSet::single(steps)))
+            .unwrap();
+        Self {
+            _tmp: tmp,
+            repo,
+            home,
+            runtime,
+            server: Some(server),
+        }
+    }
+
+    fn server(&self) -> &ScriptedServer {
+        self.server.as_ref().unwrap()
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.repo.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kigi"));
+        command
+            .args(args)
+            .current_dir(&self.repo)
+            .env("HOME", self._tmp.path())
+            .env("KIGI_HOME", &self.home)
+            .env("KIGI_BASE_URL", self.server().url())
+            .env("KIGI_MODEL", "scripted")
+            .env_remove("KIGI_API_KEY");
+        command
+    }
+
+    fn kigi(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    fn session_events(&self, id: &str) -> Vec<Value> {
+        let text = std::fs::read_to_string(self.home.join("sessions").join(id).join("wire.jsonl"))
+            .unwrap();
+        text.lines()
+            .map(|line| {
+                let record: Value = serde_json::from_str(line).unwrap();
+                assert_eq!(record["method"], "_kigi/session/update");
+                record["params"]["update"].clone()
+            })
+            .collect()
+    }
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn calls(list: Vec<(&str, Value)>) -> Step {
+    Step {
+        tool_calls: list
+            .into_iter()
+            .map(|(name, arguments)| ScriptedToolCall {
+                id: None,
+                name: name.into(),
+                arguments,
+            })
+            .collect(),
+        ..Step::default()
+    }
+}
+
+fn result_of(out: &Output) -> Value {
+    serde_json::from_str(stdout(out).trim()).unwrap_or_else(|e| panic!("{e}: {}", stdout(out)))
+}
+
+#[test]
+fn text_mode_prints_the_answer_and_shows_progress_on_stderr() {
+    let env = Env::new(vec![
+        calls(vec![
+            ("read_file", json!({"path": "src/lib.rs"})),
+            ("grep", json!({"pattern": "fn"})),
+        ]),
+        calls(vec![(
+            "search_replace",
+            json!({"path": "src/lib.rs", "old_string": "old", "new_string": "new"}),
+        )]),
+        Step::text("Renamed old to new."),
+    ]);
+    env.write("src/lib.rs", "pub fn old() {}\n");
+    let out = env.kigi(&["-p", "rename old", "--permission-mode", "acceptEdits"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Renamed old to new.\n");
+    let err = stderr(&out);
+    assert!(err.contains("→ read_file src/lib.rs"), "{err}");
+    assert!(err.contains("→ search_replace src/lib.rs"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(env.repo.join("src/lib.rs")).unwrap(),
+        "pub fn new() {}\n"
+    );
+    assert_eq!(env.server().requests().len(), 3);
+}
+
+#[test]
+fn json_mode_prints_one_result_object_and_the_session_is_on_disk() {
+    let env = Env::new(vec![
+        calls(vec![("list_dir", json!({}))]),
+        Step::text("One file."),
+    ]);
+    env.write("a.txt", "a");
+    let out = env.kigi(&["-p", "what is here?", "--output-format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = result_of(&out);
+    assert_eq!(result["is_error"], false);
+    assert_eq!(result["result"], "One file.");
+    assert_eq!(
+        (result["steps"].as_u64(), result["tool_calls"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let events = env.session_events(result["session_id"].as_str().unwrap());
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "session_start",
+            "user_message",
+            "assistant_message",
+            "usage",
+            "tool_call",
+            "tool_result",
+            "assistant_message",
+            "usage",
+            "turn_end"
+        ]
+    );
+    assert_eq!(events[4]["_meta"]["kigi/tool"]["label"], "List");
+    assert_eq!(events[5]["output"], "a.txt");
+}
+
+#[test]
+fn stream_json_mode_prints_every_event_as_a_line() {
+    let env = Env::new(vec![
+        calls(vec![("glob", json!({"pattern": "*.md"}))]),
+        Step::text("Found it."),
+    ]);
+    env.write("README.md", "# hi\n");
+    let out = env.kigi(&["-p", "find docs", "--output-format", "stream-json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.iter().any(|l| l["type"] == "text_delta"));
+    let call = lines.iter().find(|l| l["type"] == "tool_call").unwrap();
+    assert_eq!(
+        call["_meta"]["kigi/tool"],
+        json!({"version": 1, "name": "glob", "kind": "search", "namespace": "kigi", "label": "Glob", "read_only": true, "input": {"pattern": "*.md"}})
+    );
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (last["type"].as_str(), last["result"].as_str()),
+        (Some("result"), Some("Found it."))
+    );
+}
+
+#[test]
+fn refused_and_failing_tools_are_survived() {
+    let env = Env::new(vec![
+        calls(vec![
+            (
+                "run_terminal_cmd",
+                json!({"command": "touch created-by-model"}),
+            ),
+            ("read_file", json!({"path": "missing.txt"})),
+        ]),
+        Step::text("Could not run it."),
+    ]);
+    let out = env.kigi(&["-p", "try", "--output-format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!env.repo.join("created-by-model").exists());
+    let events = env.session_events(result_of(&out)["session_id"].as_str().unwrap());
+    let statuses: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .map(|e| e["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["refused", "failed"]);
+}
+
+#[test]
+fn an_agent_file_with_a_completion_requirement_gets_its_reminder() {
+    let env = Env::new(vec![
+        Step::text("done?"),
+        calls(vec![(
+            "todo_write",
+            json!({"todos": [{"content": "x", "status": "completed"}]}),
+        )]),
+        Step::text("done."),
+    ]);
+    let file = env.write(
+        "worker.md",
+        "---\nname: worker\ndescription: must record todos\ncompletionRequirement:\n  tool: todo_write\n  reminder: Record your todos.\n  recovery:\n    maxRetries: 2\n    baseDelayMs: 1\n    maxDelayMs: 1\n---\nWork.\n",
+    );
+    let out = env.kigi(&["-p", "go", "--agent-file", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "done.\n");
+    assert!(stderr(&out).contains("completion reminder sent"));
+    let body = env.server().requests()[1].body.to_string();
+    assert!(
+        body.contains("<system-reminder>\\nRecord your todos.\\n</system-reminder>"),
+        "{body}"
+    );
+}
+
+#[test]
+fn unknown_agents_are_listed_and_conflicting_flags_refused() {
+    let env = Env::new(vec![Step::text("x")]);
+    let out = env.kigi(&["-p", "x", "--agent", "nobody"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no agent named `nobody`; available:") && err.contains("general-purpose"),
+        "{err}"
+    );
+    let out = env.kigi(&["-p", "x", "--agent", "plan", "--agent-file", "a.md"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot be used with"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(env.server().requests().is_empty());
+}
+
+#[test]
+fn a_failed_model_call_exits_non_zero_with_the_reason() {
+    let env = Env::new(vec![Step::text("x").after_faults(vec![Fault::Status {
+        status: 400,
+        retry_after_ms: None,
+        code: Some("context_length_exceeded".into()),
+        message: Some("too long for this model".into()),
+    }])]);
+    let out = env.kigi(&["-p", "x"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("too long for this model"), "{err}");
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn resume_and_continue_carry_the_conversation_from_the_file() {
+    let env = Env::new(vec![
+        Step::text("first"),
+        Step::text("second"),
+        Step::text("third"),
+    ]);
+    let first = env.kigi(&["-p", "one", "--output-format", "json"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let id = result_of(&first)["session_id"].as_str().unwrap().to_owned();
+    // A crash mid-write leaves a torn line; it is skipped with a warning.
+    let wire = env.home.join("sessions").join(&id).join("wire.jsonl");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&wire)
+        .unwrap();
+    std::io::Write::write_all(&mut file, b"{\"jsonrpc\":\"2.0\",\"meth").unwrap();
+    drop(file);
+    let second = env.kigi(&["-p", "two", "--resume", &id]);
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert_eq!(stdout(&second), "second\n");
+    assert!(
+        stderr(&second).contains("torn last line"),
+        "{}",
+        stderr(&second)
+    );
+    let third = env.kigi(&["-p", "three", "--continue", "--output-format", "json"]);
+    assert!(third.status.success(), "{}", stderr(&third));
+    assert_eq!(result_of(&third)["session_id"], id.as_str());
+    let body = &env.server().requests()[2].body;
+    let said: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(said[1..], ["one", "first", "two", "second", "three"]);
+    let list = env.kigi(&["sessions", "list", "--json"]);
+    let sessions: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    assert_eq!(sessions[0]["id"], id.as_str());
+    assert_eq!(sessions[0]["turns"], 3);
+    let show = env.kigi(&["sessions", "show", &id]);
+    let text = stdout(&show);
+    assert!(
+        text.contains("user:\none") && text.contains("assistant:\nthird"),
+        "{text}"
+    );
+    let bad = env.kigi(&["sessions", "show", "../../etc"]);
+    assert!(
+        stderr(&bad).contains("is not a session id"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+#[test]
+fn ctrl_c_cancels_the_turn_and_the_file_records_it() {
+    let env = Env::new(vec![
+        Step::text("never whole").after_faults(vec![Fault::Hang]),
+    ]);
+    let child = env
+        .command(&["-p", "wait", "--output-format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let arrived = env.runtime.block_on(
+        env.server()
+            .wait_for(Duration::from_secs(30), |log| !log.is_empty()),
+    );
+    assert!(arrived, "kigi never sent its request");
+    let signal = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signal.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let result = result_of(&out);
+    assert_eq!(result["error"]["code"], "turn.cancelled");
+    let events = env.session_events(result["session_id"].as_str().unwrap());
+    assert_eq!(events.last().unwrap()["reason"], "cancelled");
+    let gone = env
+        .runtime
+        .block_on(env.server().wait_for(Duration::from_secs(30), |log| {
+            log[0].client_gone_at.is_some()
+        }));
+    assert!(gone);
+}
+
+#[test]
+fn without_an_endpoint_print_mode_fails_or_falls_back_to_the_demo() {
+    let env = Env::new(vec![]);
+    let out = env
+        .command(&["-p", "hello"])
+        .env_remove("KIGI_BASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--base-url") && stderr(&out).contains("[endpoints] api_base_url")
+    );
+    env.write("NOTES.md", "TODO: write more\n");
+    let demo = env
+        .command(&["-p", "tour", "--or-demo"])
+        .env_remove("KIGI_BASE_URL")
+        .output()
+        .unwrap();
+    assert!(demo.status.success(), "{}", stderr(&demo));
+    let err = stderr(&demo);
+    assert!(
+        err.contains("running the offline demo on the bundled scripted model"),
+        "{err}"
+    );
+    assert!(err.contains("NOTES.md:1:TODO: write more"), "{err}");
+    assert!(stdout(&demo).contains("This answer, though, is scripted"));
+}
+
+#[test]
+fn the_demo_runs_real_read_only_tools_and_says_it_is_scripted() {
+    let env = Env::new(vec![]);
+    env.write("README.md", "# demo\n");
+    let out = env
+        .command(&["demo", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bundled scripted model"));
+    let result = result_of(&out);
+    let events = env.session_events(result["session_id"].as_str().unwrap());
+    let outputs: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .map(|e| e["output"].as_str().unwrap())
+        .collect();
+    assert_eq!(outputs[..2], ["README.md", "README.md"]);
+}
