@@ -421,3 +421,52 @@ fn the_demo_runs_real_read_only_tools_and_says_it_is_scripted() {
         .collect();
     assert_eq!(outputs[..2], ["README.md", "README.md"]);
 }
+
+/// Two reads of named pipes in one response. The test opens the writers in the opposite
+/// order (b, then a): if kigi read one pipe at a time it would wait on `a` while the test waits
+/// on `b`, and the ceiling below would fail the test.
+#[test]
+fn read_only_calls_of_one_response_run_concurrently() {
+    let env = Env::new(vec![
+        calls(vec![
+            ("read_file", json!({"path": "a.pipe"})),
+            ("read_file", json!({"path": "b.pipe"})),
+        ]),
+        Step::text("read both"),
+    ]);
+    for pipe in ["a.pipe", "b.pipe"] {
+        assert!(
+            Command::new("mkfifo")
+                .arg(env.repo.join(pipe))
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+    let mut child = env
+        .command(&["-p", "read", "--output-format", "json"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let repo = env.repo.clone();
+    std::thread::spawn(move || {
+        for (pipe, text) in [("b.pipe", "bee"), ("a.pipe", "ay")] {
+            std::fs::write(repo.join(pipe), text).unwrap();
+        }
+        done_tx.send(()).unwrap();
+    });
+    if done_rx.recv_timeout(Duration::from_secs(60)).is_err() {
+        let _ = child.kill();
+        panic!("the two read_file calls ran one after the other");
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let events = env.session_events(result_of(&out)["session_id"].as_str().unwrap());
+    let outputs: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_result")
+        .map(|e| e["output"].as_str().unwrap())
+        .collect();
+    assert_eq!(outputs, ["     1\tay\n", "     1\tbee\n"]);
+}

@@ -617,3 +617,41 @@ async fn a_crashing_tool_is_reported_to_the_model_and_the_session_goes_on() {
         )
     );
 }
+
+#[tokio::test]
+async fn overridden_names_are_what_the_model_sees_and_canonical_names_run() {
+    let fx = Fixture::new(vec![
+        calls(vec![("Read", json!({"file_path": "a.txt"}))]),
+        Step::text("read it"),
+    ])
+    .await;
+    fx.write("a.txt", "alpha\n");
+    let frontmatter = "toolNameOverrides:\n  read_file: Read\nparamNameOverrides:\n  read_file:\n    path: file_path\n";
+    let mut session = fx.session(fx.setup(frontmatter, None));
+    session
+        .run_turn("read", &CancellationToken::new())
+        .await
+        .unwrap();
+    let tools = fx.server.requests()[0].body["tools"].clone();
+    let read = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "Read")
+        .unwrap();
+    assert!(
+        read["function"]["parameters"]["properties"]
+            .get("file_path")
+            .is_some()
+    );
+    assert!(!tools.to_string().contains("\"read_file\""));
+    let results = results(&fx.stored(session.id()));
+    assert_eq!(
+        results[0],
+        (
+            "Read".to_owned(),
+            ToolStatus::Completed,
+            "     1\talpha\n".to_owned()
+        )
+    );
+}
