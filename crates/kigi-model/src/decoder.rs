@@ -19,6 +19,18 @@ pub(crate) enum DecodeFault {
     },
 }
 
+impl DecodeFault {
+    /// A provider's error event, classified by its code.
+    pub fn provider(code: Option<String>, message: String) -> Self {
+        let class = crate::error::classify_stream_error(code.as_deref());
+        Self::Provider {
+            code,
+            message,
+            class,
+        }
+    }
+}
+
 /// One provider's streaming decoder.
 pub(crate) trait StreamDecoder: Send + Sync {
     /// Decodes one SSE event.

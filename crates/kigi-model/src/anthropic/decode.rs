@@ -3,7 +3,6 @@
 use serde_json::Value;
 
 use crate::decoder::{DecodeFault, StreamDecoder, count, error_object, parse_json};
-use crate::error::classify_stream_error;
 use crate::event::{FinishReason, ModelEvent, Usage};
 use crate::sse::SseEvent;
 use crate::tool_call_assembly::ToolCallAssembly;
@@ -91,12 +90,7 @@ impl StreamDecoder for AnthropicDecoder {
             "error" => {
                 let (code, message) =
                     error_object(&value).unwrap_or((None, "unknown stream error".into()));
-                let class = classify_stream_error(code.as_deref());
-                return Err(DecodeFault::Provider {
-                    code,
-                    message,
-                    class,
-                });
+                return Err(DecodeFault::provider(code, message));
             }
             // `ping` and event types added after this was written.
             _ => {}

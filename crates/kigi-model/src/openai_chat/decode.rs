@@ -4,7 +4,6 @@ use serde_json::Value;
 
 use crate::decoder::{DecodeFault, StreamDecoder, count, error_object, parse_json};
 use crate::endpoint::Dialect;
-use crate::error::classify_stream_error;
 use crate::event::{FinishReason, ModelEvent, Usage};
 use crate::sse::SseEvent;
 use crate::tool_call_assembly::ToolCallAssembly;
@@ -53,12 +52,7 @@ impl StreamDecoder for ChatDecoder {
         }
         let chunk = parse_json(event)?;
         if let Some((code, message)) = error_object(&chunk) {
-            let class = classify_stream_error(code.as_deref());
-            return Err(DecodeFault::Provider {
-                code,
-                message,
-                class,
-            });
+            return Err(DecodeFault::provider(code, message));
         }
         let choice = chunk.pointer("/choices/0");
         if let Some(delta) = choice.and_then(|c| c.get("delta")) {

@@ -3,7 +3,6 @@
 use serde_json::Value;
 
 use crate::decoder::{DecodeFault, StreamDecoder, count, error_object, parse_json};
-use crate::error::classify_stream_error;
 use crate::event::{FinishReason, ModelEvent, Usage};
 use crate::sse::SseEvent;
 use crate::tool_call_assembly::ToolCallAssembly;
@@ -90,12 +89,7 @@ impl StreamDecoder for ResponsesDecoder {
                         Some((code.map(str::to_owned), message.to_owned()))
                     })
                     .unwrap_or((None, "the response failed".into()));
-                let class = classify_stream_error(code.as_deref());
-                return Err(DecodeFault::Provider {
-                    code,
-                    message,
-                    class,
-                });
+                return Err(DecodeFault::provider(code, message));
             }
             _ => {}
         }

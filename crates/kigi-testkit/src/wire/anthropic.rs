@@ -8,33 +8,15 @@ pub fn conversation(body: &Value) -> Conversation {
     let messages = body
         .get("messages")
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let role = |m: &Value| {
-        m.get("role")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
-    Conversation {
-        system: body.get("system").map(content_text).unwrap_or_default(),
-        first_user: messages
-            .iter()
-            .find(|m| role(m) == "user")
-            .map(|m| content_text(&m["content"]))
-            .unwrap_or_default(),
-        assistant_turns: messages.iter().filter(|m| role(m) == "assistant").count(),
-    }
+        .map_or(&[][..], Vec::as_slice);
+    Conversation::of_messages(
+        body.get("system").map(content_text).unwrap_or_default(),
+        messages,
+    )
 }
 
 fn stop_reason(answer: &Answer) -> String {
-    answer.step.finish.clone().unwrap_or_else(|| {
-        if answer.step.tool_calls.is_empty() {
-            "end_turn".into()
-        } else {
-            "tool_use".into()
-        }
-    })
+    answer.finish_or("end_turn", "tool_use")
 }
 
 fn signature(answer: &Answer) -> String {

@@ -92,7 +92,38 @@ pub struct Answer<'a> {
     pub request_chars: usize,
 }
 
+impl Conversation {
+    /// The conversation of a `messages` array with `role`s (chat completions, Messages).
+    pub fn of_messages(system: String, messages: &[Value]) -> Self {
+        let role = |m: &Value| m.get("role").and_then(Value::as_str) == Some("user");
+        Self {
+            system,
+            first_user: messages
+                .iter()
+                .find(|m| role(m))
+                .map(|m| content_text(&m["content"]))
+                .unwrap_or_default(),
+            assistant_turns: messages
+                .iter()
+                .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+                .count(),
+        }
+    }
+}
+
 impl Answer<'_> {
+    /// The step's stated finish reason, or the wire's word for "stopped" or "called tools".
+    pub fn finish_or(&self, stopped: &str, called_tools: &str) -> String {
+        self.step.finish.clone().unwrap_or_else(|| {
+            if self.step.tool_calls.is_empty() {
+                stopped
+            } else {
+                called_tools
+            }
+            .to_owned()
+        })
+    }
+
     pub fn chunk_chars(&self) -> usize {
         self.step.chunk_chars.unwrap_or(8).max(1)
     }

@@ -8,38 +8,26 @@ pub fn conversation(body: &Value) -> Conversation {
     let messages = body
         .get("messages")
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let role = |m: &Value| {
-        m.get("role")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
-    Conversation {
-        system: messages
-            .iter()
-            .filter(|m| matches!(role(m).as_str(), "system" | "developer"))
-            .map(|m| content_text(&m["content"]))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        first_user: messages
-            .iter()
-            .find(|m| role(m) == "user")
-            .map(|m| content_text(&m["content"]))
-            .unwrap_or_default(),
-        assistant_turns: messages.iter().filter(|m| role(m) == "assistant").count(),
-    }
+        .map_or(&[][..], Vec::as_slice);
+    let system = messages
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.get("role").and_then(Value::as_str),
+                Some("system" | "developer")
+            )
+        })
+        .map(|m| content_text(&m["content"]))
+        .collect::<Vec<_>>()
+        .join(
+            "
+",
+        );
+    Conversation::of_messages(system, messages)
 }
 
 fn finish(answer: &Answer) -> String {
-    answer.step.finish.clone().unwrap_or_else(|| {
-        if answer.step.tool_calls.is_empty() {
-            "stop".into()
-        } else {
-            "tool_calls".into()
-        }
-    })
+    answer.finish_or("stop", "tool_calls")
 }
 
 fn usage(answer: &Answer) -> Value {
