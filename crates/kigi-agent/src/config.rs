@@ -21,6 +21,7 @@ pub struct KigiConfig {
     pub agents: AgentsConfig,
     /// `[models.<alias>]`: only the alias names matter here (the model layer reads the rest).
     pub models: BTreeMap<String, toml::Table>,
+    pub subagents: crate::subagents_config::SubagentsConfig,
 }
 
 /// `[agents]`.

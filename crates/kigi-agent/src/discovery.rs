@@ -149,6 +149,8 @@ pub struct Discovery {
     pub trust: TrustStore,
     /// Configured model aliases, to tell which `model:` values will be honoured.
     pub model_aliases: Vec<String>,
+    /// `[subagents]`, for the coordinator.
+    pub subagents: crate::SubagentsConfig,
 }
 
 impl Discovery {
@@ -158,6 +160,7 @@ impl Discovery {
             compat_dirs: config.agents.compat_dirs,
             trust,
             model_aliases: config.model_aliases(),
+            subagents: config.subagents.clone(),
         }
     }
 

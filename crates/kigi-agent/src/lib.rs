@@ -23,6 +23,7 @@ mod prompt;
 mod settings;
 mod skills;
 mod starter;
+mod subagents_config;
 mod template;
 mod tool_list;
 mod toolset;
@@ -47,6 +48,7 @@ pub use settings::{
 };
 pub use skills::Skill;
 pub use starter::{create_agent_file, starter_definition};
+pub use subagents_config::SubagentsConfig;
 pub use template::PromptEnvironment;
 pub use toolset::{ResolvedTool, resolve_tools};
 pub use trust::{TrustStore, gate_untrusted};

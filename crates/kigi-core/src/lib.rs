@@ -10,6 +10,7 @@ mod session;
 mod session_id;
 mod session_store;
 mod setup;
+pub mod subagent;
 mod tool_runtime;
 mod transcript;
 mod wire_record;
@@ -19,10 +20,12 @@ pub use permission::{Approval, decide};
 pub use session::{
     DEFAULT_MAX_TURNS, EventCallback, Session, SessionSetup, TurnError, TurnSummary,
 };
-pub use session_id::{is_session_id, new_session_id};
+pub use session_id::{is_session_id, is_subagent_id, new_session_id};
 pub use session_store::{
     LoadedSession, SessionStore, SessionSummary, SessionWriter, StoreError, WIRE_FILE,
 };
 pub use tool_runtime::{CallOutcome, ToolRuntime};
 pub use transcript::{UNFINISHED_CALL, messages_from};
-pub use wire_record::{LEGACY_UPDATE_METHOD, StoredEvent, UPDATE_METHOD, decode as decode_record};
+pub use wire_record::{
+    LEGACY_UPDATE_METHOD, MAIN_AGENT, StoredEvent, UPDATE_METHOD, decode as decode_record,
+};

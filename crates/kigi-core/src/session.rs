@@ -27,6 +27,51 @@ pub type EventCallback = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
 /// Model requests per user turn when the definition sets no `maxTurns`.
 pub const DEFAULT_MAX_TURNS: u32 = 100;
 
+/// Messages waiting for an agent at its next step (a background child finished, a child
+/// left a note). The coordinator is one.
+pub trait Inbox: Send + Sync + std::fmt::Debug {
+    /// Takes every waiting message.
+    fn drain(&self) -> Vec<String>;
+}
+
+/// Tokens a session may spend: on its own, and together with the other children of its tree.
+#[derive(Debug, Clone, Default)]
+pub struct TokenBudget {
+    pub own: Option<u64>,
+    pub tree: Option<Arc<TreeMeter>>,
+}
+
+/// The tokens every child of one session has spent, against the tree's limit.
+#[derive(Debug)]
+pub struct TreeMeter {
+    spent: std::sync::atomic::AtomicU64,
+    limit: u64,
+}
+
+impl TreeMeter {
+    pub fn new(limit: u64) -> Self {
+        Self {
+            spent: std::sync::atomic::AtomicU64::new(0),
+            limit,
+        }
+    }
+
+    /// Adds `tokens`; returns the total after.
+    pub fn add(&self, tokens: u64) -> u64 {
+        self.spent
+            .fetch_add(tokens, std::sync::atomic::Ordering::Relaxed)
+            + tokens
+    }
+
+    pub fn spent(&self) -> u64 {
+        self.spent.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+}
+
 /// What a session runs with.
 #[derive(Debug)]
 pub struct SessionSetup {
@@ -37,6 +82,8 @@ pub struct SessionSetup {
     pub max_turns: u32,
     pub reasoning: Option<ReasoningEffort>,
     pub completion: Option<CompletionRequirement>,
+    pub token_budget: TokenBudget,
+    pub inbox: Option<Arc<dyn Inbox>>,
 }
 
 /// A running session.
@@ -84,6 +131,12 @@ pub enum TurnError {
     CompletionRequirement { tool: String, reminders: u32 },
     #[error("the turn was cancelled")]
     Cancelled,
+    #[error("budget.tokens: {scope} token budget spent ({spent} of {limit})")]
+    TokenBudget {
+        scope: &'static str,
+        spent: u64,
+        limit: u64,
+    },
     #[error("cannot write the session file: {0}")]
     Store(#[from] StoreError),
 }
@@ -103,6 +156,7 @@ impl TurnError {
             Self::MaxTurns(_) => "loop.max_turns",
             Self::CompletionRequirement { .. } => "loop.completion_requirement",
             Self::Cancelled => "turn.cancelled",
+            Self::TokenBudget { .. } => "budget.tokens",
             Self::Store(_) => "session.store",
         }
     }
@@ -115,7 +169,18 @@ impl Session {
         setup: SessionSetup,
         on_event: EventCallback,
     ) -> Result<Self, StoreError> {
-        let writer = store.create(&new_session_id())?;
+        Self::start_as(store, &new_session_id(), setup, on_event)
+    }
+
+    /// Starts session `id` (made with [`new_session_id`] beforehand, when something else, such
+    /// as a subagent coordinator, needs the id first).
+    pub fn start_as(
+        store: &SessionStore,
+        id: &str,
+        setup: SessionSetup,
+        on_event: EventCallback,
+    ) -> Result<Self, StoreError> {
+        let writer = store.create(id)?;
         let mut session = Self {
             setup,
             messages: Vec::new(),
@@ -124,6 +189,32 @@ impl Session {
         };
         let start = SessionEvent::SessionStart {
             session_id: session.id().to_owned(),
+            agent: session.setup.agent_name.clone(),
+            model: session.setup.client.endpoint().model.clone(),
+            cwd: session.setup.runtime.context().cwd.display().to_string(),
+            kigi_version: env!("CARGO_PKG_VERSION").to_owned(),
+        };
+        session.emit(start)?;
+        Ok(session)
+    }
+
+    /// Starts subagent `agent_id`'s transcript inside session `parent_id`'s folder.
+    pub fn start_child(
+        store: &SessionStore,
+        parent_id: &str,
+        agent_id: &str,
+        setup: SessionSetup,
+        on_event: EventCallback,
+    ) -> Result<Self, StoreError> {
+        let writer = store.create_child(parent_id, agent_id)?;
+        let mut session = Self {
+            setup,
+            messages: Vec::new(),
+            writer,
+            on_event,
+        };
+        let start = SessionEvent::SessionStart {
+            session_id: parent_id.to_owned(),
             agent: session.setup.agent_name.clone(),
             model: session.setup.client.endpoint().model.clone(),
             cwd: session.setup.runtime.context().cwd.display().to_string(),
@@ -207,6 +298,7 @@ impl Session {
                 return Err(self.fail(TurnError::MaxTurns(summary.steps), summary.steps));
             }
             summary.steps += 1;
+            self.deliver_inbox()?;
             let response = match self.request(cancel).await {
                 Ok(response) => response,
                 Err(error) => return Err(self.fail(error, summary.steps)),
@@ -214,6 +306,9 @@ impl Session {
             summary.usage.input_tokens += response.usage.input_tokens;
             summary.usage.output_tokens += response.usage.output_tokens;
             summary.usage.cached_input_tokens += response.usage.cached_input_tokens;
+            if let Some(error) = self.over_budget(&summary, &response) {
+                return Err(self.fail(error, summary.steps));
+            }
             if response.tool_calls.is_empty() && response.text.trim().is_empty() {
                 return Err(self.fail(TurnError::EmptyCompletion, summary.steps));
             }
@@ -297,6 +392,44 @@ impl Session {
             if cancel.is_cancelled() {
                 return Err(self.fail(TurnError::Cancelled, summary.steps));
             }
+        }
+    }
+
+    /// Hands waiting inbox messages to the model as reminders.
+    fn deliver_inbox(&mut self) -> Result<(), StoreError> {
+        let Some(inbox) = self.setup.inbox.clone() else {
+            return Ok(());
+        };
+        for message in inbox.drain() {
+            let text = format!("<system-reminder>\n{message}\n</system-reminder>");
+            self.emit(SessionEvent::Reminder { text: text.clone() })?;
+            self.messages.push(Message::user(text));
+        }
+        Ok(())
+    }
+
+    /// Counts the response against the budgets; the error when one is spent.
+    fn over_budget(&self, summary: &TurnSummary, response: &ModelResponse) -> Option<TurnError> {
+        let budget = &self.setup.token_budget;
+        let used = response.usage.input_tokens + response.usage.output_tokens;
+        if let Some(tree) = &budget.tree {
+            let spent = tree.add(used);
+            if spent > tree.limit() {
+                return Some(TurnError::TokenBudget {
+                    scope: "session tree",
+                    spent,
+                    limit: tree.limit(),
+                });
+            }
+        }
+        let own = summary.usage.input_tokens + summary.usage.output_tokens;
+        match budget.own {
+            Some(limit) if own > limit => Some(TurnError::TokenBudget {
+                scope: "subagent",
+                spent: own,
+                limit,
+            }),
+            _ => None,
         }
     }
 

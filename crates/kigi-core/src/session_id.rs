@@ -21,6 +21,12 @@ pub fn is_session_id(id: &str) -> bool {
             && random.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
+/// Whether `id` is a subagent id (`sub-` and a number): never a path.
+pub fn is_subagent_id(id: &str) -> bool {
+    id.strip_prefix("sub-")
+        .is_some_and(|n| !n.is_empty() && n.len() <= 6 && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,5 +37,6 @@ mod tests {
         assert!(!is_session_id("../../etc"));
         assert!(!is_session_id("20261130-124501-1a2b3c/.."));
         assert!(is_session_id("20261130-124501-1a2b3c"));
+        assert!(is_subagent_id("sub-12") && !is_subagent_id("sub-../x") && !is_subagent_id("sub-"));
     }
 }

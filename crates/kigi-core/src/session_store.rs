@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use kigi_protocol::SessionEvent;
 
-use crate::session_id::is_session_id;
-use crate::wire_record::{self, StoredEvent};
+use crate::session_id::{is_session_id, is_subagent_id};
+use crate::wire_record::{self, MAIN_AGENT, StoredEvent};
 
 /// The name of a session's transcript file.
 pub const WIRE_FILE: &str = "wire.jsonl";
@@ -26,6 +26,7 @@ pub struct SessionStore {
 #[derive(Debug)]
 pub struct SessionWriter {
     session_id: String,
+    agent_id: String,
     path: PathBuf,
     file: File,
 }
@@ -101,9 +102,55 @@ impl SessionStore {
             .map_err(io(&path))?;
         Ok(SessionWriter {
             session_id: id.to_owned(),
+            agent_id: MAIN_AGENT.to_owned(),
             path,
             file,
         })
+    }
+
+    /// The transcript path of subagent `agent_id` of session `id`.
+    pub fn child_wire_path(&self, id: &str, agent_id: &str) -> Result<PathBuf, StoreError> {
+        let parent = self.wire_path(id)?;
+        if !is_subagent_id(agent_id) {
+            return Err(StoreError::BadId(agent_id.to_owned()));
+        }
+        let dir = parent
+            .parent()
+            .unwrap_or(&self.root)
+            .join("agents")
+            .join(agent_id);
+        Ok(dir.join(WIRE_FILE))
+    }
+
+    /// Creates the transcript of subagent `agent_id` inside session `id`'s folder.
+    pub fn create_child(&self, id: &str, agent_id: &str) -> Result<SessionWriter, StoreError> {
+        let path = self.child_wire_path(id, agent_id)?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io(dir))?;
+        }
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        Ok(SessionWriter {
+            session_id: id.to_owned(),
+            agent_id: agent_id.to_owned(),
+            path,
+            file,
+        })
+    }
+
+    /// Reads subagent `agent_id`'s transcript.
+    pub fn load_child(&self, id: &str, agent_id: &str) -> Result<LoadedSession, StoreError> {
+        let path = self.child_wire_path(id, agent_id)?;
+        if !path.exists() {
+            return Err(StoreError::NotFound {
+                id: format!("{id} --agent {agent_id}"),
+                root: self.root.clone(),
+            });
+        }
+        load(&path)
     }
 
     /// Reads session `id` and opens it for appending.
@@ -132,6 +179,7 @@ impl SessionStore {
             loaded,
             SessionWriter {
                 session_id: id.to_owned(),
+                agent_id: MAIN_AGENT.to_owned(),
                 path,
                 file,
             },
@@ -235,6 +283,11 @@ impl SessionWriter {
         &self.session_id
     }
 
+    /// `main`, or the subagent id.
+    pub fn agent_id(&self) -> &str {
+        &self.agent_id
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -245,7 +298,7 @@ impl SessionWriter {
             return Ok(());
         }
         let timestamp = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let mut line = wire_record::encode(&self.session_id, &timestamp, event);
+        let mut line = wire_record::encode(&self.session_id, &self.agent_id, &timestamp, event);
         line.push('\n');
         self.file
             .write_all(line.as_bytes())

@@ -44,6 +44,8 @@ impl SessionSetup {
                     _ => None,
                 }),
             completion: definition.completion_requirement.clone(),
+            token_budget: Default::default(),
+            inbox: None,
         }
     }
 }

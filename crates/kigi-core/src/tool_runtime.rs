@@ -3,8 +3,8 @@
 //!
 //! The rule: enforcement happens here, at execution, whatever the model was shown. A call to
 //! a tool the agent lacks, or one its permission mode does not allow, is never run; the model
-//! gets an error result saying why. Read-only calls next to each other run concurrently;
-//! a mutating call runs alone, in order.
+//! gets an error result saying why. Read-only calls and delegations next to each other run
+//! concurrently; a mutating call runs alone, in order.
 
 use std::sync::Arc;
 
@@ -42,6 +42,8 @@ pub struct ToolRuntime {
     registry: ToolRegistry,
     context: ToolContext,
     mode: PermissionMode,
+    /// 0 for a main agent, 1 for a subagent (which may not start subagents).
+    depth: u8,
 }
 
 /// A call that passed the checks.
@@ -63,7 +65,28 @@ impl ToolRuntime {
             registry,
             context,
             mode,
+            depth: 0,
         }
+    }
+
+    /// The runtime of a subagent: delegation tools are refused with a depth-limit error.
+    pub fn at_depth(mut self, depth: u8) -> Self {
+        self.depth = depth;
+        self
+    }
+
+    pub fn depth(&self) -> u8 {
+        self.depth
+    }
+
+    /// The agent's tools (canonical and model-facing names).
+    pub fn tools(&self) -> &[ResolvedTool] {
+        &self.tools
+    }
+
+    /// The registry with `tool` added (the coordinator's tools join this way).
+    pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        self.registry.register(tool);
     }
 
     pub fn context(&self) -> &ToolContext {
@@ -83,7 +106,9 @@ impl ToolRuntime {
                 let implementation = self.registry.get(&tool.name)?;
                 Some(ToolSchema {
                     name: tool.model_name.clone(),
-                    description: tool.description.clone(),
+                    description: implementation
+                        .description()
+                        .unwrap_or_else(|| tool.description.clone()),
                     parameters: rename_schema(&implementation.parameters(), &tool.param_names),
                 })
             })
@@ -133,7 +158,8 @@ impl ToolRuntime {
                     outcomes[index] = Some(self.outcome(call, status, message))
                 }
                 Ok((tool, arguments)) => {
-                    let read_only = tool.spec().read_only;
+                    // Read-only calls and delegations (children run side by side) batch up.
+                    let read_only = tool.spec().read_only || tool.spec().kind.delegates();
                     let ready = Ready {
                         index,
                         tool,
@@ -169,6 +195,17 @@ impl ToolRuntime {
     /// Everything that must hold before a call runs.
     fn check(&self, call: &ToolCall) -> Result<(Arc<dyn Tool>, Value), (ToolStatus, String)> {
         let refuse = |message: String| (ToolStatus::Refused, message);
+        if self.depth > 0
+            && matches!(
+                call.name.as_str(),
+                "spawn_subagent" | "task" | "Task" | "agent_swarm"
+            )
+        {
+            return Err(refuse(format!(
+                "depth limit: `{}` is not available to a subagent (the agent tree is one level deep); do the work yourself",
+                call.name
+            )));
+        }
         let Some(tool) = self.resolve(&call.name) else {
             let names: Vec<&str> = self.schemas_names();
             return Err(refuse(format!(

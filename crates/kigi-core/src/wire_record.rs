@@ -22,14 +22,25 @@ struct Record {
 #[serde(rename_all = "camelCase")]
 struct Params {
     session_id: String,
+    /// `main`, or the subagent id of a child's transcript.
+    #[serde(default = "main_agent")]
+    agent_id: String,
     timestamp: String,
     update: SessionEvent,
 }
+
+fn main_agent() -> String {
+    MAIN_AGENT.to_owned()
+}
+
+/// The agent id of a session's main agent.
+pub const MAIN_AGENT: &str = "main";
 
 /// A record read back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredEvent {
     pub session_id: String,
+    pub agent_id: String,
     pub timestamp: String,
     pub event: SessionEvent,
 }
@@ -44,12 +55,13 @@ pub enum RecordError {
 }
 
 /// The line (without newline) for `event`.
-pub fn encode(session_id: &str, timestamp: &str, event: &SessionEvent) -> String {
+pub fn encode(session_id: &str, agent_id: &str, timestamp: &str, event: &SessionEvent) -> String {
     let record = Record {
         jsonrpc: "2.0".into(),
         method: UPDATE_METHOD.into(),
         params: Params {
             session_id: session_id.into(),
+            agent_id: agent_id.into(),
             timestamp: timestamp.into(),
             update: event.clone(),
         },
@@ -66,6 +78,7 @@ pub fn decode(line: &str) -> Result<StoredEvent, RecordError> {
     }
     Ok(StoredEvent {
         session_id: record.params.session_id,
+        agent_id: record.params.agent_id,
         timestamp: record.params.timestamp,
         event: record.params.update,
     })
@@ -78,7 +91,7 @@ mod tests {
     #[test]
     fn writes_the_new_method_and_reads_both() {
         let event = SessionEvent::UserMessage { text: "hi".into() };
-        let line = encode("s1", "2026-11-30T00:00:00Z", &event);
+        let line = encode("s1", MAIN_AGENT, "2026-11-30T00:00:00Z", &event);
         assert!(
             line.contains("\"method\":\"_kigi/session/update\""),
             "{line}"

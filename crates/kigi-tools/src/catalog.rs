@@ -94,9 +94,17 @@ const BUILT_IN: &[ToolSpec] = &[
         input_keys: &["task_id"],
     },
     ToolSpec {
+        name: "get_command_or_subagent_output",
+        kind: ToolKind::WaitTasksAction,
+        description: "Wait for background commands or subagents (up to 20 ids) and return their output.",
+        read_only: true,
+        label: "TaskOutput",
+        input_keys: &["ids"],
+    },
+    ToolSpec {
         name: "kill_task",
         kind: ToolKind::KillTaskAction,
-        description: "Stop a background task.",
+        description: "Stop a background command or subagent.",
         read_only: false,
         label: "KillTask",
         input_keys: &["task_id"],

@@ -57,6 +57,11 @@ pub trait Tool: Send + Sync + std::fmt::Debug {
     fn spec(&self) -> &'static ToolSpec;
     /// JSON Schema of the arguments object, with canonical parameter names.
     fn parameters(&self) -> Value;
+    /// A description built at run time (the spawn tool lists the agent types it can start);
+    /// `None` uses the catalog's.
+    fn description(&self) -> Option<String> {
+        None
+    }
     /// Runs the call.
     fn execute<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a>;
 }

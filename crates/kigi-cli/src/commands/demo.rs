@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use kigi_agent::{Discovery, KigiPaths, PermissionMode};
 use kigi_core::SessionStore;
-use kigi_model::{ModelClient, ModelEndpoint, Provider};
+use kigi_model::{ModelClient, ModelEndpoint, ModelsConfig, Provider};
 use kigi_testkit::{ScriptSet, ScriptedServer, ScriptedToolCall, Step};
 use serde_json::json;
 
-use super::print::{PrintArgs, build_agent, run_session};
+use super::print::{PrintArgs, Run, build_agent, run_session};
 use super::progress::OutputFormat;
 
 /// The prompt `kigi demo` sends when none is given.
@@ -65,6 +65,7 @@ pub fn run(prompt: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
         model: Default::default(),
     };
     let agent = build_agent(&discovery, &cwd, &args, None)?;
+    let models = ModelsConfig::load(&KigiPaths::from_env().config_file())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -76,6 +77,15 @@ pub fn run(prompt: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
         );
         let endpoint = ModelEndpoint::new(Provider::OpenaiChat, server.url(), "kigi-scripted");
         let client = ModelClient::new(endpoint)?;
-        run_session(&store, &agent, client, &cwd, &args, None, Some(server)).await
+        let run = Run {
+            store: &store,
+            discovery,
+            models,
+            agent: &agent,
+            cwd: &cwd,
+            args: &args,
+            resume: None,
+        };
+        run_session(run, client, Some(server)).await
     })
 }

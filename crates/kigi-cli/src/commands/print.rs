@@ -10,7 +10,8 @@ use kigi_agent::{
     Agent, AgentBuilder, AgentDefinition, DEFAULT_AGENT, Discovery, KigiPaths, ModelChoice,
     PermissionMode,
 };
-use kigi_core::{Session, SessionSetup, SessionStore};
+use kigi_core::subagent::{Coordinator, CoordinatorSetup};
+use kigi_core::{Session, SessionSetup, SessionStore, new_session_id};
 use kigi_model::CancellationToken;
 use kigi_model::{ModelClient, ModelConfigError, ModelFlags, ModelsConfig};
 use kigi_protocol::SessionEvent;
@@ -66,15 +67,29 @@ pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(run_session(
-        &store,
-        &agent,
-        client,
-        &cwd,
-        &args,
-        resume_id.as_deref(),
-        None,
-    ))
+    let models = ModelsConfig::load(&paths.config_file())?;
+    let run = Run {
+        store: &store,
+        discovery,
+        models,
+        agent: &agent,
+        cwd: &cwd,
+        args: &args,
+        resume: resume_id.as_deref(),
+    };
+    runtime.block_on(run_session(run, client, None))
+}
+
+/// What one print-mode run works with.
+#[derive(Debug)]
+pub struct Run<'a> {
+    pub store: &'a SessionStore,
+    pub discovery: Discovery,
+    pub models: ModelsConfig,
+    pub agent: &'a Agent,
+    pub cwd: &'a Path,
+    pub args: &'a PrintArgs,
+    pub resume: Option<&'a str>,
 }
 
 fn is_missing_endpoint(error: &anyhow::Error) -> bool {
@@ -139,21 +154,44 @@ fn last_session_here(store: &SessionStore, cwd: &Path) -> anyhow::Result<String>
 
 /// Runs one turn and prints the result. `server` keeps a demo's scripted model alive.
 pub async fn run_session(
-    store: &SessionStore,
-    agent: &Agent,
+    run: Run<'_>,
     client: ModelClient,
-    cwd: &Path,
-    args: &PrintArgs,
-    resume: Option<&str>,
     server: Option<ScriptedServer>,
 ) -> anyhow::Result<ExitCode> {
+    let Run {
+        store,
+        discovery,
+        models,
+        agent,
+        cwd,
+        args,
+        resume,
+    } = run;
+    let session_id = resume.map_or_else(new_session_id, str::to_owned);
+    let cancel = CancellationToken::new();
     let setup = SessionSetup::for_agent(
         agent,
-        client,
+        client.clone(),
         ToolRegistry::built_in(),
         cwd,
         args.permission_mode,
     );
+    // Cancelling `cancel` (Ctrl-C) stops the turn and every child through the same token.
+    let coordinator = Coordinator::new(CoordinatorSetup {
+        session_id: session_id.clone(),
+        store: store.clone(),
+        config: discovery.subagents.clone(),
+        discovery,
+        models,
+        base_url_override: args.model.base_url.clone(),
+        env: Arc::new(|name: &str| std::env::var(name).ok()),
+        parent_client: client,
+        parent_tools: agent.tools.clone(),
+        parent_mode: setup.runtime.mode(),
+        cwd: cwd.to_path_buf(),
+        cancel: cancel.clone(),
+    });
+    let setup = setup.with_coordinator(&coordinator);
     let format = args.format;
     let on_event = Arc::new(move |event: &SessionEvent| progress::show_event(format, event));
     let mut session = match resume {
@@ -164,9 +202,8 @@ pub async fn run_session(
             }
             session
         }
-        None => Session::start(store, setup, on_event)?,
+        None => Session::start_as(store, &session_id, setup, on_event)?,
     };
-    let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {

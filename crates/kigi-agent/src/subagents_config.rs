@@ -1,0 +1,80 @@
+//! `[subagents]` in `config.toml`: whether subagents exist at all, which types are switched
+//! off, which model a type runs on, and the limits every child runs under.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// `[subagents]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SubagentsConfig {
+    /// `false` (or `KIGI_SUBAGENTS=0`) removes the subagent tools entirely.
+    pub enabled: bool,
+    /// `[subagents.toggle]`: `type = false` disables a type.
+    pub toggle: BTreeMap<String, bool>,
+    /// `[subagents.models]`: `type = "alias"` routes a type to a model.
+    pub models: BTreeMap<String, String>,
+    /// Wall-clock limit per child, in milliseconds (default two hours).
+    pub timeout_ms: Option<u64>,
+    /// Tokens (input + output) one child may spend.
+    pub max_tokens_per_child: Option<u64>,
+    /// Tokens all children of one session may spend together.
+    pub max_tokens_per_tree: Option<u64>,
+    /// How long a foreground spawn waits before the child moves to the background, in
+    /// milliseconds (default 600,000; env `KIGI_SUBAGENT_AWAIT_BUDGET_MS`).
+    pub await_budget_ms: Option<u64>,
+    /// `[subagents.personas.<name>]` and `[subagents.roles.<name>]` are read by their own
+    /// resolvers; kept here so the section parses whole.
+    pub personas: toml::Table,
+    pub roles: toml::Table,
+}
+
+impl Default for SubagentsConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            toggle: BTreeMap::new(),
+            models: BTreeMap::new(),
+            timeout_ms: None,
+            max_tokens_per_child: None,
+            max_tokens_per_tree: None,
+            await_budget_ms: None,
+            personas: toml::Table::new(),
+            roles: toml::Table::new(),
+        }
+    }
+}
+
+impl SubagentsConfig {
+    /// Whether subagents are on, with `KIGI_SUBAGENTS` (read through `env`) beating the file.
+    pub fn enabled_with(&self, env: &dyn Fn(&str) -> Option<String>) -> bool {
+        match env("KIGI_SUBAGENTS").as_deref().map(str::trim) {
+            Some("0" | "false" | "off" | "no") => false,
+            Some("1" | "true" | "on" | "yes") => true,
+            _ => self.enabled,
+        }
+    }
+
+    /// Whether `agent_type` may be spawned.
+    pub fn type_enabled(&self, agent_type: &str) -> bool {
+        self.toggle.get(agent_type).copied().unwrap_or(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_beats_the_file_and_toggles_default_on() {
+        let config = SubagentsConfig::default();
+        assert!(config.enabled_with(&|_| None));
+        assert!(!config.enabled_with(&|name| (name == "KIGI_SUBAGENTS").then(|| "0".to_owned())));
+        let mut off = config.clone();
+        off.enabled = false;
+        assert!(off.enabled_with(&|name| (name == "KIGI_SUBAGENTS").then(|| "1".to_owned())));
+        off.toggle.insert("plan".into(), false);
+        assert!(!off.type_enabled("plan") && off.type_enabled("explore"));
+    }
+}

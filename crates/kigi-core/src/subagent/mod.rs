@@ -1,0 +1,44 @@
+//! Subagents: a main agent hands focused work to children, one level deep.
+//!
+//! `spawn_args` checks a spawn alone; `model_layers` and `child_agent` resolve what the child
+//! runs with; `coordinator` starts, waits for and keeps children; `tools` are what the model
+//! calls.
+
+mod child_agent;
+mod coordinator;
+mod model_layers;
+mod result;
+mod spawn_args;
+mod tools;
+
+use std::sync::Arc;
+
+pub use child_agent::{child_agent, child_permission};
+pub use coordinator::{
+    Coordinator, CoordinatorSetup, DEFAULT_AWAIT_BUDGET, DEFAULT_CHILD_TIMEOUT, EnvLookup,
+    SpawnOutcome,
+};
+pub use model_layers::{ModelPick, ModelSource, pick_model};
+pub use result::{ChildStatus, SubagentResult};
+pub use spawn_args::{CheckedSpawn, DEFAULT_TYPE, SpawnArgs};
+pub use tools::{KillTask, SpawnSubagent, WaitForOutput};
+
+use crate::session::SessionSetup;
+
+impl SessionSetup {
+    /// Gives the main agent its subagent tools and makes the coordinator its inbox. With
+    /// subagents switched off, nothing is added and the tools are not offered.
+    pub fn with_coordinator(mut self, coordinator: &Arc<Coordinator>) -> Self {
+        if !coordinator.enabled() {
+            return self;
+        }
+        self.runtime
+            .register(Arc::new(SpawnSubagent(Arc::clone(coordinator))));
+        self.runtime
+            .register(Arc::new(WaitForOutput(Arc::clone(coordinator))));
+        self.runtime
+            .register(Arc::new(KillTask(Arc::clone(coordinator))));
+        self.inbox = Some(Arc::clone(coordinator) as Arc<dyn crate::session::Inbox>);
+        self
+    }
+}

@@ -1,0 +1,80 @@
+//! What a finished child reports to its parent.
+
+use std::time::Duration;
+
+use kigi_model::Usage;
+use kigi_tools::{MODEL_OUTPUT_CHARS, clamp_head_tail};
+
+/// How a child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChildStatus {
+    Completed,
+    Failed,
+    Cancelled,
+    TimedOut,
+}
+
+impl ChildStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+            Self::TimedOut => "timed out",
+        }
+    }
+}
+
+/// A child's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentResult {
+    pub id: String,
+    pub name: Option<String>,
+    pub agent_type: String,
+    pub description: String,
+    pub status: ChildStatus,
+    /// The child's final message (empty unless completed).
+    pub message: String,
+    /// Why it did not complete, with a stable code first (`task.empty_agent_receipt: …`).
+    pub error: Option<String>,
+    pub steps: u32,
+    pub tool_calls: u32,
+    pub usage: Usage,
+    pub duration: Duration,
+    pub model: String,
+    /// Where the model choice came from.
+    pub model_source: &'static str,
+    /// True when it outlived the foreground wait and finished in the background.
+    pub backgrounded: bool,
+}
+
+impl SubagentResult {
+    /// The text the parent's model reads.
+    pub fn render(&self) -> String {
+        let handle = match &self.name {
+            Some(name) => format!("{} ({name})", self.id),
+            None => self.id.clone(),
+        };
+        let mut out = format!(
+            "subagent {handle} [{}] \"{}\" {} in {:.1}s: {} turn(s), {} tool call(s), {} tokens in / {} out, model {} ({})",
+            self.agent_type,
+            self.description,
+            self.status.as_str(),
+            self.duration.as_secs_f64(),
+            self.steps,
+            self.tool_calls,
+            self.usage.input_tokens,
+            self.usage.output_tokens,
+            self.model,
+            self.model_source,
+        );
+        if let Some(error) = &self.error {
+            out.push_str(&format!("\nerror: {error}"));
+        }
+        if !self.message.is_empty() {
+            out.push_str("\n--- its final message ---\n");
+            out.push_str(&clamp_head_tail(&self.message, MODEL_OUTPUT_CHARS));
+        }
+        out
+    }
+}

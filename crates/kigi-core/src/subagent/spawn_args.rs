@@ -1,0 +1,170 @@
+//! `spawn_subagent`'s arguments and the checks that need nothing but the arguments: every
+//! problem is reported before anything starts, all of them at once.
+
+use std::str::FromStr;
+
+use kigi_tools::CapabilityMode;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The arguments, as the model sends them.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnArgs {
+    /// The whole task. The subagent sees nothing of your conversation but this.
+    pub prompt: String,
+    /// 3-5 words.
+    pub description: String,
+    /// Default `general-purpose`.
+    #[serde(default)]
+    pub subagent_type: Option<String>,
+    /// Return the id at once; collect the result with get_command_or_subagent_output.
+    #[serde(default)]
+    pub background: bool,
+    /// read-only, read-write, execute or all: narrows the type's tools.
+    #[serde(default)]
+    pub capability_mode: Option<String>,
+    /// none (default) or worktree.
+    #[serde(default)]
+    pub isolation: Option<String>,
+    /// Continue a completed subagent of this session (its id).
+    #[serde(default)]
+    pub resume_from: Option<String>,
+    /// Working directory inside this project.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// A handle for later messages: lowercase letters, digits and `_`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A configured model alias for this subagent.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// The arguments after the checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedSpawn {
+    pub prompt: String,
+    pub description: String,
+    pub agent_type: String,
+    pub background: bool,
+    pub capability_mode: Option<CapabilityMode>,
+    pub cwd: Option<String>,
+    pub name: Option<String>,
+    pub model: Option<String>,
+}
+
+/// The type used when none is named.
+pub const DEFAULT_TYPE: &str = "general-purpose";
+
+/// Longest description accepted (the tool asks for 3-5 words).
+const MAX_DESCRIPTION_WORDS: usize = 10;
+
+impl SpawnArgs {
+    /// Checks the arguments alone; every problem at once, joined with `; `.
+    pub fn check(self) -> Result<CheckedSpawn, String> {
+        let mut problems = Vec::new();
+        if self.prompt.trim().is_empty() {
+            problems.push("prompt is empty: give the subagent its whole task".to_owned());
+        }
+        let words = self.description.split_whitespace().count();
+        if words == 0 {
+            problems.push("description is empty: give 3-5 words".to_owned());
+        } else if words > MAX_DESCRIPTION_WORDS {
+            problems.push(format!("description has {words} words: keep it to 3-5"));
+        }
+        let capability_mode = match self.capability_mode.as_deref() {
+            None => None,
+            Some(mode) => match CapabilityMode::from_str(mode) {
+                Ok(mode) => Some(mode),
+                Err(_) => {
+                    problems.push(format!(
+                        "capability_mode `{mode}` is unknown (read-only, read-write, execute or all)"
+                    ));
+                    None
+                }
+            },
+        };
+        match self.isolation.as_deref() {
+            None | Some("none") => {}
+            Some("worktree") if self.cwd.is_some() => {
+                problems.push("cwd and isolation `worktree` cannot be combined".to_owned());
+            }
+            Some("worktree") => problems.push(
+                "isolation `worktree` is not available in this build of kigi yet; use isolation `none`".to_owned(),
+            ),
+            Some(other) => problems.push(format!("isolation `{other}` is unknown (none or worktree)")),
+        }
+        if let Some(source) = &self.resume_from {
+            problems.push(format!(
+                "resume_from `{source}`: resuming a subagent is not available in this build of kigi yet; spawn a new one with the context it needs"
+            ));
+        }
+        if let Some(name) = &self.name
+            && (name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'))
+        {
+            problems.push(format!("name `{name}` must match ^[a-z0-9_]+$"));
+        }
+        if !problems.is_empty() {
+            return Err(problems.join("; "));
+        }
+        Ok(CheckedSpawn {
+            prompt: self.prompt,
+            description: self.description.trim().to_owned(),
+            agent_type: self
+                .subagent_type
+                .unwrap_or_else(|| DEFAULT_TYPE.to_owned()),
+            background: self.background,
+            capability_mode,
+            cwd: self.cwd,
+            name: self.name,
+            model: self.model,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args() -> SpawnArgs {
+        SpawnArgs {
+            prompt: "find the bug".into(),
+            description: "find the bug".into(),
+            ..SpawnArgs::default()
+        }
+    }
+
+    #[test]
+    fn defaults_to_general_purpose() {
+        let checked = args().check().unwrap();
+        assert_eq!(checked.agent_type, "general-purpose");
+        assert!(!checked.background);
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let bad = SpawnArgs {
+            prompt: " ".into(),
+            description: String::new(),
+            capability_mode: Some("root".into()),
+            isolation: Some("worktree".into()),
+            cwd: Some("sub".into()),
+            name: Some("Bad-Name".into()),
+            ..SpawnArgs::default()
+        };
+        let error = bad.check().unwrap_err();
+        for expected in [
+            "prompt is empty",
+            "description is empty",
+            "capability_mode `root`",
+            "cwd and isolation",
+            "name `Bad-Name`",
+        ] {
+            assert!(error.contains(expected), "{expected} missing from: {error}");
+        }
+    }
+}

@@ -1,0 +1,639 @@
+//! Subagents end to end: a parent session with its coordinator against the scripted model
+//! server. Each conversation is routed to its own script by a marker in its first message.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kigi_agent::{AgentBuilder, AgentDefinition, Discovery, KigiPaths, PermissionMode};
+use kigi_core::subagent::{Coordinator, CoordinatorSetup};
+use kigi_core::{Session, SessionSetup, SessionStore, TurnError, new_session_id};
+use kigi_model::{
+    CancellationToken, ModelClient, ModelEndpoint, ModelsConfig, Provider, RetryPolicy,
+};
+use kigi_protocol::SessionEvent;
+use kigi_testkit::{
+    Fault, RecordedRequest, Script, ScriptSet, ScriptedServer, ScriptedToolCall, ScriptedUsage,
+    Step,
+};
+use kigi_tools::ToolRegistry;
+use serde_json::{Value, json};
+
+struct Tree {
+    tmp: tempfile::TempDir,
+    cwd: std::path::PathBuf,
+    store: SessionStore,
+    server: ScriptedServer,
+    env: Vec<(String, String)>,
+}
+
+fn spawn_call(args: Value) -> ScriptedToolCall {
+    ScriptedToolCall {
+        id: None,
+        name: "spawn_subagent".into(),
+        arguments: args,
+    }
+}
+
+fn calls(list: Vec<ScriptedToolCall>) -> Step {
+    Step {
+        tool_calls: list,
+        ..Step::default()
+    }
+}
+
+fn call(name: &str, arguments: Value) -> ScriptedToolCall {
+    ScriptedToolCall {
+        id: None,
+        name: name.into(),
+        arguments,
+    }
+}
+
+impl Tree {
+    async fn new(scripts: Vec<Script>, config: &str) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let cwd = tmp.path().join("repo");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let server = ScriptedServer::start(ScriptSet { scripts }).await.unwrap();
+        let config = config.replace("{URL}", &server.url());
+        std::fs::write(home.join("config.toml"), config).unwrap();
+        Self {
+            store: SessionStore::new(home.join("sessions")),
+            tmp,
+            cwd,
+            server,
+            env: Vec::new(),
+        }
+    }
+
+    fn paths(&self) -> KigiPaths {
+        KigiPaths::new(self.tmp.path().join("home"), None)
+    }
+
+    /// Runs the parent's turn `prompt` with `frontmatter`; returns the outcome and the session id.
+    async fn run(
+        &self,
+        frontmatter: &str,
+        prompt: &str,
+        cancel: &CancellationToken,
+    ) -> (Result<String, TurnError>, String) {
+        let discovery = Discovery::load(self.paths()).unwrap();
+        let models = ModelsConfig::load(&self.paths().config_file()).unwrap();
+        let text = format!(
+            "---\nname: parent\ndescription: parent agent\n{frontmatter}---\nYou delegate.\n"
+        );
+        let agent = AgentBuilder::new(&self.cwd)
+            .with_paths(self.paths())
+            .from_definition(AgentDefinition::parse(&text, None).unwrap())
+            .build()
+            .unwrap();
+        let policy = RetryPolicy {
+            initial_backoff: Duration::from_millis(1),
+            ..RetryPolicy::default()
+        };
+        let client = ModelClient::with_policy(
+            ModelEndpoint::new(Provider::OpenaiChat, self.server.url(), "parent-model"),
+            policy,
+        )
+        .unwrap();
+        let id = new_session_id();
+        let setup = SessionSetup::for_agent(
+            &agent,
+            client.clone(),
+            ToolRegistry::built_in(),
+            &self.cwd,
+            Some(PermissionMode::DontAsk),
+        );
+        let env = self.env.clone();
+        let coordinator = Coordinator::new(CoordinatorSetup {
+            session_id: id.clone(),
+            store: self.store.clone(),
+            config: discovery.subagents.clone(),
+            discovery,
+            models,
+            base_url_override: None,
+            env: Arc::new(move |name: &str| {
+                env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+            }),
+            parent_client: client,
+            parent_tools: agent.tools.clone(),
+            parent_mode: setup.runtime.mode(),
+            cwd: self.cwd.clone(),
+            cancel: cancel.clone(),
+        });
+        let setup = setup.with_coordinator(&coordinator);
+        let mut session =
+            Session::start_as(&self.store, &id, setup, Arc::new(|_: &SessionEvent| {})).unwrap();
+        let outcome = session.run_turn(prompt, cancel).await.map(|s| s.text);
+        (outcome, id)
+    }
+
+    fn requests_of(&self, script: &str) -> Vec<RecordedRequest> {
+        self.server
+            .requests()
+            .into_iter()
+            .filter(|r| r.script.as_deref() == Some(script))
+            .collect()
+    }
+
+    /// The tool-result contents of a chat request.
+    fn tool_results(request: &RecordedRequest) -> Vec<String> {
+        request.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn offered_tools(request: &RecordedRequest) -> Vec<String> {
+        request.body["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+#[tokio::test]
+async fn a_foreground_child_runs_with_its_own_transcript_and_reports_back() {
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![spawn_call(json!({"prompt": "#child-a read a.txt", "description": "read the file", "subagent_type": "explore"}))]),
+                Step::text("The child read it."),
+            ]),
+            Script::matching("#child-a", vec![calls(vec![call("read_file", json!({"path": "a.txt"}))]), Step::text("a.txt says hi")]),
+        ],
+        "",
+    )
+    .await;
+    std::fs::write(tree.cwd.join("a.txt"), "hi\n").unwrap();
+    let (outcome, id) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "The child read it.");
+    let parent = tree.requests_of("#parent");
+    let report = &Tree::tool_results(&parent[1])[0];
+    assert!(
+        report.starts_with("subagent sub-1 [explore] \"read the file\" completed in"),
+        "{report}"
+    );
+    assert!(
+        report.contains("2 turn(s), 1 tool call(s)") && report.ends_with("a.txt says hi"),
+        "{report}"
+    );
+    assert!(report.contains("model parent-model (parent)"), "{report}");
+    // The child's transcript lives under the parent's session, every record naming the child.
+    let wire = std::fs::read_to_string(tree.store.child_wire_path(&id, "sub-1").unwrap()).unwrap();
+    let records: Vec<Value> = wire
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        records
+            .iter()
+            .all(|r| r["params"]["agentId"] == "sub-1" && r["params"]["sessionId"] == id.as_str())
+    );
+    assert!(
+        records
+            .iter()
+            .any(|r| r["params"]["update"]["type"] == "tool_result"
+                && r["params"]["update"]["output"] == "     1\thi\n")
+    );
+    // The parent was offered the subagent tools; the child was not (depth limit 1).
+    let child = tree.requests_of("#child-a");
+    assert!(Tree::offered_tools(&parent[0]).contains(&"spawn_subagent".to_owned()));
+    assert!(
+        !Tree::offered_tools(&child[0])
+            .iter()
+            .any(|t| t == "spawn_subagent" || t == "get_command_or_subagent_output")
+    );
+    let description = parent[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "spawn_subagent")
+        .unwrap()["function"]["description"]
+        .to_string();
+    assert!(
+        description.contains("- explore:") && description.contains("- plan:"),
+        "{description}"
+    );
+}
+
+#[tokio::test]
+async fn children_of_one_response_run_at_the_same_time() {
+    let child = |marker: &str| {
+        Script::matching(
+            marker,
+            vec![Step {
+                latency_ms: 1_000,
+                ..Step::text(format!("done {marker}"))
+            }],
+        )
+    };
+    let spawn = |marker: &str| {
+        spawn_call(json!({"prompt": format!("{marker} work"), "description": "parallel work"}))
+    };
+    let tree = Tree::new(
+        vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    calls(vec![spawn("#c1"), spawn("#c2"), spawn("#c3")]),
+                    Step::text("all done"),
+                ],
+            ),
+            child("#c1"),
+            child("#c2"),
+            child("#c3"),
+        ],
+        "",
+    )
+    .await;
+    let (outcome, _) = tree
+        .run("", "#parent fan out", &CancellationToken::new())
+        .await;
+    assert_eq!(outcome.unwrap(), "all done");
+    let arrivals: Vec<Duration> = ["#c1", "#c2", "#c3"]
+        .iter()
+        .map(|m| tree.requests_of(m)[0].at)
+        .collect();
+    let first = *arrivals.iter().min().unwrap();
+    let last = *arrivals.iter().max().unwrap();
+    // Each child's model takes 1 s to answer: one after another, the last request would
+    // arrive at least 2 s after the first.
+    assert!(
+        last - first < Duration::from_millis(1_000),
+        "children ran one after another: {arrivals:?}"
+    );
+    let results = Tree::tool_results(&tree.requests_of("#parent")[1]);
+    assert_eq!(results.len(), 3);
+    for (n, result) in results.iter().enumerate() {
+        assert!(result.ends_with(&format!("done #c{}", n + 1)), "{result}");
+    }
+}
+
+#[tokio::test]
+async fn a_child_past_the_foreground_budget_moves_to_the_background_and_is_collected() {
+    let mut tree = Tree::new(
+        vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    calls(vec![spawn_call(
+                        json!({"prompt": "#slow work", "description": "slow work"}),
+                    )]),
+                    calls(vec![call(
+                        "get_command_or_subagent_output",
+                        json!({"ids": ["sub-1"], "timeout_secs": 60}),
+                    )]),
+                    Step::text("collected"),
+                ],
+            ),
+            Script::matching(
+                "#slow",
+                vec![Step {
+                    latency_ms: 1_500,
+                    ..Step::text("slow result")
+                }],
+            ),
+        ],
+        "",
+    )
+    .await;
+    tree.env
+        .push(("KIGI_SUBAGENT_AWAIT_BUDGET_MS".into(), "100".into()));
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "collected");
+    let parent = tree.requests_of("#parent");
+    let moved = &Tree::tool_results(&parent[1])[0];
+    assert!(
+        moved.starts_with("backgrounded: true. Subagent sub-1 is still running"),
+        "{moved}"
+    );
+    let collected = &Tree::tool_results(&parent[2])[1];
+    assert!(
+        collected.contains("completed") && collected.ends_with("slow result"),
+        "{collected}"
+    );
+    // Collected by the wait, so not announced again.
+    assert!(
+        !parent[2]
+            .body
+            .to_string()
+            .contains("A background subagent finished")
+    );
+}
+
+#[tokio::test]
+async fn a_finished_background_child_is_announced_at_the_parents_next_step() {
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![
+                    spawn_call(json!({"prompt": "#fast work", "description": "fast work", "background": true})),
+                    spawn_call(json!({"prompt": "#later work", "description": "later work", "background": true})),
+                ]),
+                calls(vec![call("get_command_or_subagent_output", json!({"ids": ["sub-2"], "timeout_secs": 60}))]),
+                Step::text("both seen"),
+            ]),
+            Script::matching("#fast", vec![Step::text("fast result")]),
+            Script::matching("#later", vec![Step { latency_ms: 1_000, ..Step::text("later result") }]),
+        ],
+        "",
+    )
+    .await;
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "both seen");
+    let parent = tree.requests_of("#parent");
+    let started = Tree::tool_results(&parent[1]);
+    assert!(
+        started[0].starts_with("Subagent sub-1 started in the background"),
+        "{started:?}"
+    );
+    let last = parent[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        last.starts_with("<system-reminder>\nA background subagent finished.\nsubagent sub-1"),
+        "{last}"
+    );
+    assert!(last.contains("fast result"));
+}
+
+#[tokio::test]
+async fn a_child_cannot_delegate_or_exceed_its_parents_tools() {
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![spawn_call(json!({"prompt": "#child try things", "description": "try things", "capability_mode": "read-only"}))]),
+                Step::text("ok"),
+            ]),
+            Script::matching("#child", vec![
+                calls(vec![
+                    spawn_call(json!({"prompt": "#grandchild", "description": "nested"})),
+                    call("write_file", json!({"path": "x.txt", "content": "x"})),
+                    call("run_terminal_cmd", json!({"command": "touch y.txt"})),
+                ]),
+                Step::text("refused"),
+            ]),
+        ],
+        "",
+    )
+    .await;
+    // The parent itself has no shell.
+    let (outcome, _) = tree.run("tools: [read_file, list_dir, write_file, spawn_subagent, get_command_or_subagent_output]\n", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    assert!(!tree.cwd.join("x.txt").exists() && !tree.cwd.join("y.txt").exists());
+    let child = tree.requests_of("#child");
+    let offered = Tree::offered_tools(&child[0]);
+    assert_eq!(
+        offered,
+        ["read_file", "list_dir"],
+        "read-only mode and the parent's list, intersected"
+    );
+    let results = Tree::tool_results(&child[1]);
+    assert!(
+        results[0].starts_with("depth limit: `spawn_subagent` is not available to a subagent"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].starts_with("unknown tool `write_file`"),
+        "{}",
+        results[1]
+    );
+    assert!(
+        results[2].starts_with("unknown tool `run_terminal_cmd`"),
+        "{}",
+        results[2]
+    );
+    assert!(tree.requests_of("#grandchild").is_empty());
+}
+
+#[tokio::test]
+async fn each_model_layer_picks_the_childs_model_and_bad_picks_are_refused() {
+    let config = "[models.routed]\nbase_url = \"{URL}\"\nmodel = \"routed-model\"\n[models.override]\nbase_url = \"{URL}\"\nmodel = \"override-model\"\n[subagents.models]\nexplore = \"routed\"\n";
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![
+                    spawn_call(json!({"prompt": "#m1", "description": "routed by type", "subagent_type": "explore"})),
+                    spawn_call(json!({"prompt": "#m2", "description": "spawn override", "subagent_type": "explore", "model": "override"})),
+                    spawn_call(json!({"prompt": "#m3", "description": "inherits parent"})),
+                    spawn_call(json!({"prompt": "#m4", "description": "unknown model", "model": "nope"})),
+                    spawn_call(json!({"prompt": "#m5", "description": "unknown type", "subagent_type": "wizard"})),
+                ]),
+                Step::text("ok"),
+            ]),
+            Script::matching("#m1", vec![Step::text("1")]),
+            Script::matching("#m2", vec![Step::text("2")]),
+            Script::matching("#m3", vec![Step::text("3")]),
+        ],
+        config,
+    )
+    .await;
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let model_of = |m: &str| {
+        tree.requests_of(m)[0].body["model"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        (model_of("#m1"), model_of("#m2"), model_of("#m3")),
+        (
+            "routed-model".into(),
+            "override-model".into(),
+            "parent-model".into()
+        )
+    );
+    let results = Tree::tool_results(&tree.requests_of("#parent")[1]);
+    assert!(
+        results[0].contains("model routed-model ([subagents.models])"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("model override-model (spawn-time override)"),
+        "{}",
+        results[1]
+    );
+    assert!(
+        results[3].contains(
+            "model `nope` (from the spawn-time override) cannot be used: unknown model alias `nope`"
+        ),
+        "{}",
+        results[3]
+    );
+    assert!(
+        results[4].contains("unknown subagent_type `wizard`; available:")
+            && results[4].contains("general-purpose"),
+        "{}",
+        results[4]
+    );
+}
+
+#[tokio::test]
+async fn cancelling_the_parent_cancels_its_children() {
+    let tree = Tree::new(
+        vec![
+            Script::matching(
+                "#parent",
+                vec![calls(vec![spawn_call(
+                    json!({"prompt": "#stuck", "description": "stuck child"}),
+                )])],
+            ),
+            Script::matching(
+                "#stuck",
+                vec![Step::text("never").after_faults(vec![Fault::Hang])],
+            ),
+        ],
+        "",
+    )
+    .await;
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let server = &tree.server;
+    let ((outcome, _), ()) = tokio::join!(tree.run("", "#parent go", &cancel), async {
+        assert!(
+            server
+                .wait_for(Duration::from_secs(30), |log| log
+                    .iter()
+                    .any(|r| r.script.as_deref() == Some("#stuck")))
+                .await
+        );
+        trigger.cancel();
+    });
+    assert!(matches!(outcome, Err(TurnError::Cancelled)), "{outcome:?}");
+    let left = server
+        .wait_for(Duration::from_secs(30), |log| {
+            log.iter()
+                .any(|r| r.script.as_deref() == Some("#stuck") && r.client_gone_at.is_some())
+        })
+        .await;
+    assert!(left, "the child's model request was never dropped");
+}
+
+#[tokio::test]
+async fn a_child_over_its_token_budget_stops_and_says_why() {
+    let tree = Tree::new(
+        vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    calls(vec![spawn_call(
+                        json!({"prompt": "#hungry", "description": "spend tokens"}),
+                    )]),
+                    Step::text("ok"),
+                ],
+            ),
+            Script::matching(
+                "#hungry",
+                vec![
+                    Step {
+                        usage: Some(ScriptedUsage {
+                            input: 900,
+                            output: 200,
+                            cached: 0,
+                        }),
+                        ..calls(vec![call("list_dir", json!({}))])
+                    },
+                    Step::text("never reached"),
+                ],
+            ),
+        ],
+        "[subagents]\nmax_tokens_per_child = 1000\n",
+    )
+    .await;
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let result = &Tree::tool_results(&tree.requests_of("#parent")[1])[0];
+    assert!(
+        result.contains("failed")
+            && result.contains("budget.tokens: subagent token budget spent (1100 of 1000)"),
+        "{result}"
+    );
+    assert_eq!(tree.requests_of("#hungry").len(), 1);
+}
+
+#[tokio::test]
+async fn an_empty_final_message_is_an_empty_receipt_failure() {
+    let tree = Tree::new(
+        vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    calls(vec![spawn_call(
+                        json!({"prompt": "#mute", "description": "says nothing"}),
+                    )]),
+                    Step::text("ok"),
+                ],
+            ),
+            Script::matching("#mute", vec![Step::default()]),
+        ],
+        "",
+    )
+    .await;
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let result = &Tree::tool_results(&tree.requests_of("#parent")[1])[0];
+    assert!(result.contains("task.empty_agent_receipt"), "{result}");
+}
+
+#[tokio::test]
+async fn switching_subagents_off_removes_the_tools() {
+    let mut tree = Tree::new(
+        vec![Script::matching("#parent", vec![Step::text("alone")])],
+        "",
+    )
+    .await;
+    tree.env.push(("KIGI_SUBAGENTS".into(), "0".into()));
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "alone");
+    let offered = Tree::offered_tools(&tree.requests_of("#parent")[0]);
+    assert!(
+        !offered
+            .iter()
+            .any(|t| t == "spawn_subagent" || t == "get_command_or_subagent_output"),
+        "{offered:?}"
+    );
+    let disabled = Tree::new(
+        vec![Script::matching(
+            "#parent",
+            vec![
+                calls(vec![spawn_call(
+                    json!({"prompt": "#p", "description": "plan it", "subagent_type": "plan"}),
+                )]),
+                Step::text("ok"),
+            ],
+        )],
+        "[subagents.toggle]\nplan = false\n",
+    )
+    .await;
+    disabled
+        .run("", "#parent go", &CancellationToken::new())
+        .await
+        .0
+        .unwrap();
+    let result = &Tree::tool_results(&disabled.requests_of("#parent")[1])[0];
+    assert!(
+        result.contains("subagent_type `plan` is disabled by [subagents.toggle]"),
+        "{result}"
+    );
+}
