@@ -114,8 +114,13 @@ enum SessionsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// A readable transcript of one session.
-    Show { id: String },
+    /// A readable transcript of one session (or, with --agent, of one of its subagents).
+    Show {
+        id: String,
+        /// A subagent id (`sub-1`): its transcript instead of the main agent's.
+        #[arg(long)]
+        agent: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -197,7 +202,9 @@ fn main() -> ExitCode {
             cli.output_format,
         ),
         Command::Sessions(SessionsCommand::List { json }) => commands::sessions::list(json),
-        Command::Sessions(SessionsCommand::Show { id }) => commands::sessions::show(&id),
+        Command::Sessions(SessionsCommand::Show { id, agent }) => {
+            commands::sessions::show(&id, agent.as_deref())
+        }
         Command::Models {
             command: None,
             json,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use kigi_testkit::{Fault, ScriptSet, ScriptedServer, ScriptedToolCall, Step};
+use kigi_testkit::{Fault, Script, ScriptSet, ScriptedServer, ScriptedToolCall, Step};
 use serde_json::{Value, json};
 
 struct Env {
@@ -20,6 +20,10 @@ struct Env {
 
 impl Env {
     fn new(steps: Vec<Step>) -> Self {
+        Self::with_scripts(ScriptSet::single(steps))
+    }
+
+    fn with_scripts(scripts: ScriptSet) -> Self {
         let tmp = tempfile::tempdir().unwrap();
         let repo = tmp.path().join("repo");
         let home = tmp.path().join("kigi-home");
@@ -32,9 +36,7 @@ impl Env {
             .unwrap();
         assert!(git.success());
         let runtime = tokio::runtime::Runtime::new().unwrap();
-        let server = runtime
-            .block_on(ScriptedServer::start(ScriptSet::single(steps)))
-            .unwrap();
+        let server = runtime.block_on(ScriptedServer::start(scripts)).unwrap();
         Self {
             _tmp: tmp,
             repo,
@@ -469,4 +471,43 @@ fn read_only_calls_of_one_response_run_concurrently() {
         .map(|e| e["output"].as_str().unwrap())
         .collect();
     assert_eq!(outputs, ["     1\tay\n", "     1\tbee\n"]);
+}
+
+#[test]
+fn a_subagent_runs_from_print_mode_and_its_transcript_can_be_shown() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#child list the folder", "description": "list the folder", "subagent_type": "explore"}),
+                )]),
+                Step::text("The child listed it."),
+            ],
+        ))
+        .with(Script::matching("#child", vec![calls(vec![("list_dir", json!({}))]), Step::text("one file: a.txt")]));
+    let env = Env::with_scripts(scripts);
+    env.write("a.txt", "a");
+    let out = env.kigi(&["-p", "#parent delegate", "--output-format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = result_of(&out)["session_id"].as_str().unwrap().to_owned();
+    let show = env.kigi(&["sessions", "show", &id]);
+    assert!(
+        stdout(&show).contains("subagents: sub-1 (show one with --agent ID)"),
+        "{}",
+        stdout(&show)
+    );
+    let child = env.kigi(&["sessions", "show", &id, "--agent", "sub-1"]);
+    let text = stdout(&child);
+    assert!(
+        text.contains("agent explore") && text.contains("assistant:\none file: a.txt"),
+        "{text}"
+    );
+    let bad = env.kigi(&["sessions", "show", &id, "--agent", "../x"]);
+    assert!(
+        stderr(&bad).contains("`../x` is not a subagent id"),
+        "{}",
+        stderr(&bad)
+    );
 }

@@ -61,6 +61,9 @@ pub enum StoreError {
     /// An id that is not a session id (ids are never joined onto paths unchecked).
     #[error("`{0}` is not a session id (expected something like 20261130-124501-1a2b3c)")]
     BadId(String),
+    /// A subagent id that is not one.
+    #[error("`{0}` is not a subagent id (expected sub-1, sub-2, …)")]
+    BadAgentId(String),
     #[error("no session `{id}` in {}", root.display())]
     NotFound { id: String, root: PathBuf },
 }
@@ -112,7 +115,7 @@ impl SessionStore {
     pub fn child_wire_path(&self, id: &str, agent_id: &str) -> Result<PathBuf, StoreError> {
         let parent = self.wire_path(id)?;
         if !is_subagent_id(agent_id) {
-            return Err(StoreError::BadId(agent_id.to_owned()));
+            return Err(StoreError::BadAgentId(agent_id.to_owned()));
         }
         let dir = parent
             .parent()

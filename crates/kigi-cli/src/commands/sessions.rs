@@ -31,9 +31,19 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// A readable transcript.
-pub fn show(id: &str) -> anyhow::Result<ExitCode> {
+pub fn show(id: &str, agent: Option<&str>) -> anyhow::Result<ExitCode> {
     let store = SessionStore::new(KigiPaths::from_env().sessions_dir());
-    let loaded = store.load(id)?;
+    let loaded = match agent {
+        Some(agent) => store.load_child(id, agent)?,
+        None => store.load(id)?,
+    };
+    let children = children_of(&store, id);
+    if agent.is_none() && !children.is_empty() {
+        println!(
+            "subagents: {} (show one with --agent ID)",
+            children.join(", ")
+        );
+    }
     for warning in &loaded.warnings {
         eprintln!("kigi: warning: {warning}");
     }
@@ -94,4 +104,25 @@ pub fn show(id: &str) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The subagent ids with transcripts in session `id`'s folder.
+fn children_of(store: &SessionStore, id: &str) -> Vec<String> {
+    let Ok(path) = store.wire_path(id) else {
+        return Vec::new();
+    };
+    let Some(agents) = path.parent().map(|dir| dir.join("agents")) else {
+        return Vec::new();
+    };
+    let mut ids: Vec<String> = std::fs::read_dir(agents)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+                .filter(|name| kigi_core::is_subagent_id(name))
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort_by_key(|id| id.trim_start_matches("sub-").parse::<u64>().unwrap_or(0));
+    ids
 }
