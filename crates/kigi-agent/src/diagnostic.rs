@@ -41,6 +41,17 @@ impl Diagnostic {
         }
     }
 
+    /// An error about a file that was skipped.
+    pub fn error(file: Option<PathBuf>, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Error,
+            file,
+            line: None,
+            field: None,
+            message: message.into(),
+        }
+    }
+
     /// The same diagnostic, pointing at a line.
     pub fn at_line(mut self, line: usize) -> Self {
         self.line = Some(line);

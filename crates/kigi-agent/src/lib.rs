@@ -17,9 +17,12 @@ mod error;
 mod fields;
 mod frontmatter;
 mod frontmatter_recovery;
+mod overlay;
 mod paths;
+mod persona;
 mod project;
 mod prompt;
+mod role;
 mod settings;
 mod skills;
 mod starter;
@@ -39,9 +42,12 @@ pub use definition::{AgentDefinition, NamePolicy, ParseOptions};
 pub use diagnostic::{Diagnostic, Severity};
 pub use discovery::{DiscoveredAgent, Discovery, DiscoveryReport, Scope, ShadowedAgent};
 pub use error::AgentBuildError;
+pub use overlay::{OverlayEntry, OverlaySource};
 pub use paths::{KigiPaths, is_compat_path};
+pub use persona::{IoContract, Persona, PersonaSet};
 pub use project::ProjectLayout;
 pub use prompt::BASE_TEMPLATE;
+pub use role::{Role, RoleSet};
 pub use settings::{
     BashSettings, CompletionRequirement, Isolation, ModelChoice, OutputFormat, ParamNameOverrides,
     PermissionMode, PromptMode, RetryPolicy, ToolConfig, ToolSelection,

@@ -75,6 +75,16 @@ enum Command {
         /// The prompt (default: a short tour of this folder).
         prompt: Option<String>,
     },
+    /// Personas a subagent can take on, with their sources.
+    Personas {
+        #[command(subcommand)]
+        command: OverlayCommand,
+    },
+    /// Roles (subagent types defined in TOML), with their sources.
+    Roles {
+        #[command(subcommand)]
+        command: OverlayCommand,
+    },
     /// Sessions on disk.
     #[command(subcommand)]
     Sessions(SessionsCommand),
@@ -105,6 +115,14 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum OverlayCommand {
+    /// Every one visible here, with where it came from.
+    List,
+    /// One, resolved (instructions or prompt read now).
+    Show { name: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -201,6 +219,14 @@ fn main() -> ExitCode {
             prompt.as_deref().unwrap_or(commands::demo::DEMO_PROMPT),
             cli.output_format,
         ),
+        Command::Personas { command } => commands::overlays::personas(match &command {
+            OverlayCommand::List => None,
+            OverlayCommand::Show { name } => Some(name),
+        }),
+        Command::Roles { command } => commands::overlays::roles(match &command {
+            OverlayCommand::List => None,
+            OverlayCommand::Show { name } => Some(name),
+        }),
         Command::Sessions(SessionsCommand::List { json }) => commands::sessions::list(json),
         Command::Sessions(SessionsCommand::Show { id, agent }) => {
             commands::sessions::show(&id, agent.as_deref())

@@ -276,3 +276,52 @@ fn agents_show_says_when_a_model_name_will_not_be_honoured() {
     let text = stdout(&s.kigi(&["agents", "show", "helper"]));
     assert!(text.contains("model:           sonnet\n"), "{text}");
 }
+
+#[test]
+fn personas_and_roles_are_listed_with_their_sources() {
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        ".kigi/personas/concise.toml",
+        "description = \"ours\"\ninstructions = \"Terse.\"\n",
+    );
+    sandbox.write(".kigi/roles/auditor.toml", "description = \"Audits code\"\ndefault_capability_mode = \"read-only\"\npersona = \"reviewer\"\nprompt_file = \"prompts/auditor.md\"\n");
+    sandbox.write("prompts/auditor.md", "You audit.\n");
+    sandbox.write(".kigi/roles/Bad Name.toml", "description = \"x\"\n");
+    let list = sandbox.kigi(&["personas", "list"]);
+    let text = stdout(&list);
+    assert!(
+        text.lines().any(|l| l.starts_with("concise")
+            && l.contains("project (")
+            && l.contains("(shadows built-in)")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("reviewer") && l.contains("built-in")),
+        "{text}"
+    );
+    let show = sandbox.kigi(&["personas", "show", "concise"]);
+    assert!(stdout(&show).ends_with("\nTerse.\n"), "{}", stdout(&show));
+    let missing = sandbox.kigi(&["personas", "show", "ghost"]);
+    assert!(!missing.status.success());
+    assert!(
+        stderr(&missing).contains("persona `ghost` not found"),
+        "{}",
+        stderr(&missing)
+    );
+    let roles = sandbox.kigi(&["roles", "list"]);
+    assert!(stdout(&roles).starts_with("auditor"), "{}", stdout(&roles));
+    assert!(
+        stderr(&roles).contains("Bad Name.toml"),
+        "{}",
+        stderr(&roles)
+    );
+    let role = sandbox.kigi(&["roles", "show", "auditor"]);
+    let text = stdout(&role);
+    assert!(
+        text.contains("capability mode: read-only")
+            && text.contains("persona:         reviewer")
+            && text.ends_with("You audit.\n"),
+        "{text}"
+    );
+}

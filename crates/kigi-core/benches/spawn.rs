@@ -37,6 +37,7 @@ fn spawn_args(marker: &str) -> CheckedSpawn {
         cwd: None,
         name: None,
         model: None,
+        persona: None,
     }
 }
 

@@ -637,3 +637,87 @@ async fn switching_subagents_off_removes_the_tools() {
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn personas_and_roles_shape_the_child_and_each_names_its_layer() {
+    let config = "[models.routed]\nbase_url = \"{URL}\"\nmodel = \"routed-model\"\n[models.fast]\nbase_url = \"{URL}\"\nmodel = \"fast-model\"\n\
+[subagents.personas.quick]\ninstructions = \"Answer in one line.\"\nmodel = \"fast\"\n\
+[subagents.personas.broken]\ninstructions_file = \"nowhere.md\"\n\
+[subagents.roles.auditor]\ndescription = \"Audits code\"\ndefault_capability_mode = \"read-only\"\nmodel = \"routed\"\npersona = \"reviewer\"\nprompt_file = \".kigi/prompts/auditor.md\"\n";
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![
+                    spawn_call(json!({"prompt": "#p1 work", "description": "with a persona", "persona": "quick"})),
+                    spawn_call(json!({"prompt": "#p2 audit", "description": "run the role", "subagent_type": "auditor"})),
+                    spawn_call(json!({"prompt": "#p3 work", "description": "broken persona", "persona": "broken"})),
+                    spawn_call(json!({"prompt": "#p4 work", "description": "missing persona", "persona": "ghost"})),
+                ]),
+                Step::text("ok"),
+            ]),
+            Script::matching("#p1", vec![Step::text("one line")]),
+            Script::matching("#p2", vec![Step::text("audited")]),
+        ],
+        config,
+    )
+    .await;
+    std::fs::create_dir_all(tree.cwd.join(".kigi/prompts")).unwrap();
+    std::fs::write(
+        tree.cwd.join(".kigi/prompts/auditor.md"),
+        "You are the auditor. Check every unsafe block.",
+    )
+    .unwrap();
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let p1 = &tree.requests_of("#p1")[0];
+    let first = p1.body["messages"][1]["content"].as_str().unwrap();
+    assert!(first.starts_with("<system-reminder>\nPersona `quick`:\nAnswer in one line.\n</system-reminder>\n\n#p1 work"), "{first}");
+    assert_eq!(p1.body["model"], "fast-model");
+    let p2 = &tree.requests_of("#p2")[0];
+    assert_eq!(p2.body["model"], "routed-model");
+    assert!(
+        p2.body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("You are the auditor.")
+    );
+    assert!(
+        p2.body["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Persona `reviewer`:")
+    );
+    assert!(
+        !Tree::offered_tools(p2)
+            .iter()
+            .any(|t| t == "write_file" || t == "run_terminal_cmd")
+    );
+    let results = Tree::tool_results(&tree.requests_of("#parent")[1]);
+    assert!(
+        results[0].contains("model fast-model (persona), persona quick"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("[auditor]")
+            && results[1].contains("model routed-model (role), persona reviewer"),
+        "{}",
+        results[1]
+    );
+    assert!(
+        results[2].contains("persona `broken`: instructions_file"),
+        "{}",
+        results[2]
+    );
+    assert!(
+        results[3].contains("persona `ghost` not found; available:")
+            && results[3].contains("concise"),
+        "{}",
+        results[3]
+    );
+    let description = tree.requests_of("#parent")[0].body["tools"].to_string();
+    assert!(
+        description.contains("- auditor: (role) Audits code"),
+        "{description}"
+    );
+}

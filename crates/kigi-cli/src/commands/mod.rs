@@ -3,6 +3,7 @@
 pub mod agents;
 pub mod demo;
 pub mod models;
+pub mod overlays;
 pub mod print;
 pub mod progress;
 pub mod sessions;

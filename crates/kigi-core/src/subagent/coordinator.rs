@@ -19,7 +19,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::child_agent::{child_agent, child_permission};
-use super::model_layers::pick_model;
+use super::model_layers::{ModelLayers, pick_model};
 use super::result::{ChildStatus, SubagentResult};
 use super::spawn_args::CheckedSpawn;
 use crate::session::{Inbox, Session, SessionSetup, TokenBudget, TreeMeter, TurnError};
@@ -78,6 +78,8 @@ pub enum SpawnOutcome {
 /// The coordinator of one session's children.
 pub struct Coordinator {
     setup: CoordinatorSetup,
+    personas: kigi_agent::PersonaSet,
+    roles: kigi_agent::RoleSet,
     children: Mutex<Vec<Arc<Child>>>,
     /// Messages for the parent's next step, by the child they are about.
     inbox: Arc<Mutex<Vec<(String, String)>>>,
@@ -127,8 +129,13 @@ impl Coordinator {
             .max_tokens_per_tree
             .map(|limit| Arc::new(TreeMeter::new(limit)));
         let existing = existing_children(&setup.store, &setup.session_id);
+        let paths = setup.discovery.paths.clone();
+        let personas = kigi_agent::PersonaSet::discover(&setup.config, &paths, &setup.cwd);
+        let roles = kigi_agent::RoleSet::discover(&setup.config, &paths, &setup.cwd);
         Arc::new(Self {
             setup,
+            personas,
+            roles,
             children: Mutex::new(Vec::new()),
             inbox: Arc::new(Mutex::new(Vec::new())),
             tree,
@@ -146,7 +153,13 @@ impl Coordinator {
     /// The types a spawn may name, with their descriptions, as `name: description` lines.
     pub fn available_types(&self) -> Vec<(String, String)> {
         let report = self.setup.discovery.discover(&self.setup.cwd);
-        report
+        let roles = self
+            .roles
+            .entries
+            .iter()
+            .filter(|(name, _)| report.get(name).is_none() && self.setup.config.type_enabled(name))
+            .map(|(name, entry)| (name.clone(), format!("(role) {}", entry.value.description)));
+        let mut types: Vec<(String, String)> = report
             .names()
             .into_iter()
             .filter(|name| {
@@ -157,7 +170,9 @@ impl Coordinator {
                     .get(name)
                     .map(|a| (name.to_owned(), a.definition.display_description()))
             })
-            .collect()
+            .collect();
+        types.extend(roles);
+        types
     }
 
     fn child(&self, id: &str) -> Option<Arc<Child>> {
@@ -205,10 +220,11 @@ impl Coordinator {
             description: spawn.description.clone(),
             model: prepared.model,
             model_source: prepared.model_source,
+            persona: prepared.persona,
             timeout: self.timeout,
         };
         let inbox = Arc::clone(&self.inbox);
-        let prompt = spawn.prompt.clone();
+        let prompt = prepared.prompt;
         tokio::spawn(async move {
             let result = run.run(session, &prompt, &cancel).await;
             let background = run.child.background.load(Ordering::Relaxed);
@@ -302,25 +318,52 @@ impl Coordinator {
                 "name `{name}` is already used by a subagent of this session"
             ));
         }
-        let found = self
-            .setup
-            .discovery
-            .by_name_in_cwd(&spawn.agent_type, &self.setup.cwd)
-            .map_err(|e| e.to_string())?
-            .filter(|found| found.definition.name != kigi_agent::DEFAULT_AGENT);
-        let Some(found) = found else {
-            let names: Vec<String> = self
-                .available_types()
-                .into_iter()
-                .map(|(name, _)| name)
-                .collect();
-            return Err(format!(
-                "unknown subagent_type `{}`; available: {}",
-                spawn.agent_type,
-                names.join(", ")
-            ));
-        };
+        let (definition, role) = self.type_definition(&spawn.agent_type)?;
         let cwd = self.child_cwd(spawn.cwd.as_deref())?;
+        let role_value = role
+            .as_ref()
+            .and_then(|name| self.roles.get(name))
+            .map(|e| e.value.clone());
+        let capability = match (
+            spawn.capability_mode,
+            role_value
+                .as_ref()
+                .and_then(|r| r.default_capability_mode.as_deref()),
+        ) {
+            (Some(mode), _) => Some(mode),
+            (None, Some(mode)) => {
+                Some(mode.parse::<kigi_tools::CapabilityMode>().map_err(|_| {
+                    format!(
+                        "role `{}`: default_capability_mode `{mode}` is unknown",
+                        spawn.agent_type
+                    )
+                })?)
+            }
+            (None, None) => None,
+        };
+        let persona_name = spawn
+            .persona
+            .clone()
+            .or_else(|| role_value.as_ref().and_then(|r| r.persona.clone()));
+        let persona = match &persona_name {
+            Some(name) => Some((
+                name.clone(),
+                self.personas.instructions(name)?,
+                self.personas
+                    .get(name)
+                    .map(|e| e.value.clone())
+                    .unwrap_or_default(),
+            )),
+            None => None,
+        };
+        if let Some((name, _, value)) = &persona
+            && value.default_isolation.as_deref() == Some("worktree")
+            && spawn.cwd.is_none()
+        {
+            return Err(format!(
+                "persona `{name}` asks for worktree isolation, which is not available in this build of kigi yet"
+            ));
+        }
         let routed = self
             .setup
             .config
@@ -328,11 +371,17 @@ impl Coordinator {
             .get(&spawn.agent_type)
             .map(String::as_str);
         let aliases: Vec<String> = self.setup.models.models.keys().cloned().collect();
-        let definition_alias = match found.definition.model.effective(&aliases) {
+        let definition_alias = match definition.model.effective(&aliases) {
             kigi_agent::ModelChoice::Named(alias) => Some(alias),
             kigi_agent::ModelChoice::Inherit => None,
         };
-        let pick = pick_model(spawn.model.as_deref(), routed, definition_alias.as_deref());
+        let pick = pick_model(ModelLayers {
+            spawn: spawn.model.as_deref(),
+            role: role_value.as_ref().and_then(|r| r.model.as_deref()),
+            persona: persona.as_ref().and_then(|(_, _, p)| p.model.as_deref()),
+            routed,
+            definition: definition_alias.as_deref(),
+        });
         let client = match &pick.alias {
             None => self.setup.parent_client.clone(),
             Some(alias) => self.client_for(alias).map_err(|e| {
@@ -342,10 +391,10 @@ impl Coordinator {
                 )
             })?,
         };
-        let mode = child_permission(self.setup.parent_mode, found.definition.permission_mode);
+        let mode = child_permission(self.setup.parent_mode, definition.permission_mode);
         let agent = child_agent(
-            found.definition,
-            spawn.capability_mode,
+            definition,
+            capability,
             &self.setup.parent_tools,
             &cwd,
             &self.setup.discovery.paths,
@@ -359,11 +408,80 @@ impl Coordinator {
             own: self.setup.config.max_tokens_per_child,
             tree: self.tree.clone(),
         };
+        if let Some(effort) = persona
+            .as_ref()
+            .and_then(|(_, _, p)| p.reasoning_effort.as_deref())
+        {
+            setup.reasoning = match effort {
+                "low" => Some(kigi_model::ReasoningEffort::Low),
+                "medium" => Some(kigi_model::ReasoningEffort::Medium),
+                "high" => Some(kigi_model::ReasoningEffort::High),
+                other => {
+                    return Err(format!(
+                        "persona: reasoning_effort `{other}` is unknown (low, medium or high)"
+                    ));
+                }
+            };
+        }
+        let prompt = match &persona {
+            Some((name, text, _)) => format!(
+                "<system-reminder>\nPersona `{name}`:\n{text}\n</system-reminder>\n\n{}",
+                spawn.prompt
+            ),
+            None => spawn.prompt.clone(),
+        };
         Ok(Prepared {
             setup,
             model,
             model_source: pick.source.as_str(),
+            persona: persona_name,
+            prompt,
         })
+    }
+
+    /// The definition a type runs: a discovered agent of that name, else a role (which runs
+    /// as `general-purpose` with the role's description and prompt). Returns the role's name
+    /// when it is one.
+    fn type_definition(
+        &self,
+        agent_type: &str,
+    ) -> Result<(kigi_agent::AgentDefinition, Option<String>), String> {
+        let lookup = |name: &str| {
+            self.setup
+                .discovery
+                .by_name_in_cwd(name, &self.setup.cwd)
+                .map(|found| found.filter(|f| f.definition.name != kigi_agent::DEFAULT_AGENT))
+                .map_err(|e| e.to_string())
+        };
+        if let Some(found) = lookup(agent_type)? {
+            return Ok((found.definition, None));
+        }
+        if let Some(role) = self.roles.get(agent_type) {
+            let base = lookup(super::DEFAULT_TYPE)?.ok_or_else(|| {
+                format!(
+                    "role `{agent_type}` runs as `{}`, which is missing",
+                    super::DEFAULT_TYPE
+                )
+            })?;
+            let mut definition = base.definition;
+            definition.name = agent_type.to_owned();
+            if !role.value.description.is_empty() {
+                definition.description = role.value.description.clone();
+            }
+            if let Some(prompt) = self.roles.prompt(agent_type)? {
+                definition.body = prompt;
+            }
+            return Ok((definition, Some(agent_type.to_owned())));
+        }
+        let names: Vec<String> = self
+            .available_types()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        Err(format!(
+            "unknown subagent_type `{agent_type}`; available: {}",
+            names.join(", ")
+        ))
     }
 
     fn client_for(&self, alias: &str) -> Result<ModelClient, String> {
@@ -454,6 +572,9 @@ struct Prepared {
     setup: SessionSetup,
     model: String,
     model_source: &'static str,
+    persona: Option<String>,
+    /// The task, after the persona's reminder.
+    prompt: String,
 }
 
 /// A child's run: its session's one turn, under the wall-clock limit.
@@ -463,6 +584,7 @@ struct ChildRun {
     description: String,
     model: String,
     model_source: &'static str,
+    persona: Option<String>,
     timeout: Duration,
 }
 
@@ -499,6 +621,7 @@ impl ChildRun {
             duration: started.elapsed(),
             model: self.model.clone(),
             model_source: self.model_source,
+            persona: self.persona.clone(),
             backgrounded: self.child.background.load(Ordering::Relaxed),
         };
         match outcome {

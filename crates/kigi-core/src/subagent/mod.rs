@@ -18,7 +18,7 @@ pub use coordinator::{
     Coordinator, CoordinatorSetup, DEFAULT_AWAIT_BUDGET, DEFAULT_CHILD_TIMEOUT, EnvLookup,
     SpawnOutcome,
 };
-pub use model_layers::{ModelPick, ModelSource, pick_model};
+pub use model_layers::{ModelLayers, ModelPick, ModelSource, pick_model};
 pub use result::{ChildStatus, SubagentResult};
 pub use spawn_args::{CheckedSpawn, DEFAULT_TYPE, SpawnArgs};
 pub use tools::{KillTask, SpawnSubagent, WaitForOutput};

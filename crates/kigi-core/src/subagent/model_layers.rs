@@ -1,12 +1,14 @@
-//! Which model a child runs on, and which layer said so: spawn-time override, then
-//! `[subagents.models]` for its type, then the type definition's `model:` (when it names a
-//! configured alias), then the parent's model. The answer records its layer so `kigi` can
-//! show why a child ran where it did.
+//! Which model a child runs on, and which layer said so: spawn-time override, then its
+//! role, then its persona, then `[subagents.models]` for its type, then the type definition's
+//! `model:` (when it names a configured alias), then the parent's model. The answer records
+//! its layer so `kigi` can show why a child ran where it did.
 
 /// Where the choice came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModelSource {
     SpawnOverride,
+    Role,
+    Persona,
     SubagentsModels,
     Definition,
     Parent,
@@ -16,6 +18,8 @@ impl ModelSource {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::SpawnOverride => "spawn-time override",
+            Self::Role => "role",
+            Self::Persona => "persona",
             Self::SubagentsModels => "[subagents.models]",
             Self::Definition => "agent definition",
             Self::Parent => "parent",
@@ -31,18 +35,26 @@ pub struct ModelPick {
     pub source: ModelSource,
 }
 
+/// The model each layer names, highest first.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ModelLayers<'a> {
+    pub spawn: Option<&'a str>,
+    pub role: Option<&'a str>,
+    pub persona: Option<&'a str>,
+    pub routed: Option<&'a str>,
+    pub definition: Option<&'a str>,
+}
+
 /// Picks the first layer that names a model.
-pub fn pick_model(
-    spawn: Option<&str>,
-    routed: Option<&str>,
-    definition: Option<&str>,
-) -> ModelPick {
-    let layers = [
-        (spawn, ModelSource::SpawnOverride),
-        (routed, ModelSource::SubagentsModels),
-        (definition, ModelSource::Definition),
+pub fn pick_model(layers: ModelLayers<'_>) -> ModelPick {
+    let ordered = [
+        (layers.spawn, ModelSource::SpawnOverride),
+        (layers.role, ModelSource::Role),
+        (layers.persona, ModelSource::Persona),
+        (layers.routed, ModelSource::SubagentsModels),
+        (layers.definition, ModelSource::Definition),
     ];
-    layers
+    ordered
         .into_iter()
         .find_map(|(alias, source)| {
             alias
@@ -64,19 +76,39 @@ mod tests {
 
     #[test]
     fn each_layer_wins_over_the_ones_below() {
-        let pick = |s, r, d| pick_model(s, r, d);
-        assert_eq!(
-            pick(Some("a"), Some("b"), Some("c")).source,
-            ModelSource::SpawnOverride
-        );
-        assert_eq!(pick(None, Some("b"), Some("c")).alias.as_deref(), Some("b"));
-        assert_eq!(pick(None, None, Some("c")).source, ModelSource::Definition);
-        assert_eq!(
-            pick(None, None, None),
-            ModelPick {
-                alias: None,
-                source: ModelSource::Parent
+        let mut layers = ModelLayers {
+            spawn: Some("s"),
+            role: Some("r"),
+            persona: Some("p"),
+            routed: Some("m"),
+            definition: Some("d"),
+        };
+        let mut seen = Vec::new();
+        loop {
+            let pick = pick_model(layers);
+            seen.push((pick.alias.clone(), pick.source));
+            match pick.source {
+                ModelSource::SpawnOverride => layers.spawn = None,
+                ModelSource::Role => layers.role = None,
+                ModelSource::Persona => layers.persona = None,
+                ModelSource::SubagentsModels => layers.routed = None,
+                ModelSource::Definition => layers.definition = None,
+                ModelSource::Parent => break,
             }
+        }
+        let sources: Vec<ModelSource> = seen.iter().map(|(_, s)| *s).collect();
+        assert_eq!(
+            sources,
+            [
+                ModelSource::SpawnOverride,
+                ModelSource::Role,
+                ModelSource::Persona,
+                ModelSource::SubagentsModels,
+                ModelSource::Definition,
+                ModelSource::Parent
+            ]
         );
+        assert_eq!(seen[1].0.as_deref(), Some("r"));
+        assert_eq!(seen[5].0, None);
     }
 }

@@ -44,6 +44,8 @@ pub struct SubagentResult {
     pub model: String,
     /// Where the model choice came from.
     pub model_source: &'static str,
+    /// The persona applied, if any.
+    pub persona: Option<String>,
     /// True when it outlived the foreground wait and finished in the background.
     pub backgrounded: bool,
 }
@@ -68,6 +70,9 @@ impl SubagentResult {
             self.model,
             self.model_source,
         );
+        if let Some(persona) = &self.persona {
+            out.push_str(&format!(", persona {persona}"));
+        }
         if let Some(error) = &self.error {
             out.push_str(&format!("\nerror: {error}"));
         }

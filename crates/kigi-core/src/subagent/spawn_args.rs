@@ -39,6 +39,9 @@ pub struct SpawnArgs {
     /// A configured model alias for this subagent.
     #[serde(default)]
     pub model: Option<String>,
+    /// A persona to apply (tone, focus, output contract).
+    #[serde(default)]
+    pub persona: Option<String>,
 }
 
 /// The arguments after the checks.
@@ -52,6 +55,7 @@ pub struct CheckedSpawn {
     pub cwd: Option<String>,
     pub name: Option<String>,
     pub model: Option<String>,
+    pub persona: Option<String>,
 }
 
 /// The type used when none is named.
@@ -122,6 +126,7 @@ impl SpawnArgs {
             cwd: self.cwd,
             name: self.name,
             model: self.model,
+            persona: self.persona,
         })
     }
 }

@@ -1,0 +1,236 @@
+//! Personas: a behavioural overlay for a subagent (tone, focus, output contract), injected
+//! into the child's conversation as a `<system-reminder>`. Gathered from `config.toml`,
+//! `.kigi/personas/`, `$KIGI_HOME/personas/` and the bundled set, in that priority.
+//!
+//! The rule: a persona that cannot be resolved (missing, no instructions, unreadable
+//! `instructions_file`) fails the spawn; it never silently applies half.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostic::Diagnostic;
+use crate::overlay::{OverlayEntry, OverlaySource, gather, read_referenced};
+use crate::paths::KigiPaths;
+use crate::project::ProjectLayout;
+use crate::subagents_config::SubagentsConfig;
+
+/// Personas bundled with kigi.
+const BUNDLED: &[(&str, &str)] = &[
+    ("concise", include_str!("../personas/concise.toml")),
+    ("researcher", include_str!("../personas/researcher.toml")),
+    ("reviewer", include_str!("../personas/reviewer.toml")),
+];
+
+/// One declared input or output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IoContract {
+    pub name: String,
+    #[serde(default = "file_type")]
+    pub io_type: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub description: String,
+}
+
+fn file_type() -> String {
+    "file".to_owned()
+}
+
+/// A persona as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Persona {
+    #[serde(default)]
+    pub description: String,
+    pub instructions: Option<String>,
+    /// Read at spawn time and added after `instructions`.
+    pub instructions_file: Option<String>,
+    #[serde(default)]
+    pub inputs: Vec<IoContract>,
+    #[serde(default)]
+    pub outputs: Vec<IoContract>,
+    pub model: Option<String>,
+    pub reasoning_effort: Option<String>,
+    pub default_isolation: Option<String>,
+}
+
+/// Every persona visible from a folder.
+#[derive(Debug, Clone, Default)]
+pub struct PersonaSet {
+    pub entries: BTreeMap<String, OverlayEntry<Persona>>,
+    pub diagnostics: Vec<Diagnostic>,
+    layout: Option<ProjectLayout>,
+    paths: Option<KigiPaths>,
+}
+
+impl PersonaSet {
+    /// Gathers the personas for `cwd`.
+    pub fn discover(config: &SubagentsConfig, paths: &KigiPaths, cwd: &Path) -> Self {
+        let layout = ProjectLayout::locate(cwd);
+        let mut diagnostics = Vec::new();
+        let entries = gather(
+            "personas",
+            &config.personas,
+            paths,
+            &layout,
+            BUNDLED,
+            &mut diagnostics,
+        );
+        Self {
+            entries,
+            diagnostics,
+            layout: Some(layout),
+            paths: Some(paths.clone()),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&OverlayEntry<Persona>> {
+        self.entries.get(name)
+    }
+
+    /// The persona's full instructions (inline, then the file), or why it cannot be used.
+    pub fn instructions(&self, name: &str) -> Result<String, String> {
+        let entry = self.get(name).ok_or_else(|| {
+            let names: Vec<&str> = self.entries.keys().map(String::as_str).collect();
+            format!(
+                "persona `{name}` not found; available: {}",
+                names.join(", ")
+            )
+        })?;
+        let mut parts = Vec::new();
+        if let Some(text) = entry
+            .value
+            .instructions
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+        {
+            parts.push(text.trim().to_owned());
+        }
+        if let Some(file) = &entry.value.instructions_file {
+            let (Some(layout), Some(paths)) = (&self.layout, &self.paths) else {
+                return Err(format!(
+                    "persona `{name}`: instructions_file cannot be read here"
+                ));
+            };
+            let text = read_referenced(file, &entry.source, layout, paths)
+                .map_err(|e| format!("persona `{name}`: instructions_file {e}"))?;
+            parts.push(text.trim().to_owned());
+        }
+        if parts.is_empty() {
+            return Err(format!(
+                "persona `{name}` has no instructions ({})",
+                entry.source.describe()
+            ));
+        }
+        let mut text = parts.join("\n\n");
+        for (label, contracts) in [
+            ("Inputs", &entry.value.inputs),
+            ("Outputs", &entry.value.outputs),
+        ] {
+            if contracts.is_empty() {
+                continue;
+            }
+            text.push_str(&format!("\n\n{label}:"));
+            for c in contracts {
+                let need = if c.required { "required" } else { "optional" };
+                text.push_str(&format!(
+                    "\n- {} ({}, {need}): {}",
+                    c.name, c.io_type, c.description
+                ));
+            }
+        }
+        Ok(text)
+    }
+
+    /// Where persona `name` came from.
+    pub fn source(&self, name: &str) -> Option<&OverlaySource> {
+        self.get(name).map(|e| &e.source)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(config: &str, files: &[(&str, &str)]) -> (tempfile::TempDir, PersonaSet) {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        for (rel, text) in files {
+            let path = repo.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let config: crate::KigiConfig = toml::from_str(config).unwrap();
+        let paths = KigiPaths::new(tmp.path().join("home"), None);
+        let set = PersonaSet::discover(&config.subagents, &paths, &repo);
+        (tmp, set)
+    }
+
+    #[test]
+    fn config_beats_project_beats_bundled() {
+        let (_tmp, set) = set(
+            "[subagents.personas.concise]\ninstructions = \"from config\"\n",
+            &[
+                (
+                    ".kigi/personas/concise.toml",
+                    "instructions = \"from project\"\n",
+                ),
+                (".kigi/personas/mine.toml", "instructions = \"mine\"\n"),
+            ],
+        );
+        assert_eq!(set.instructions("concise").unwrap(), "from config");
+        assert_eq!(set.get("concise").unwrap().shadows.len(), 2);
+        assert_eq!(set.instructions("mine").unwrap(), "mine");
+        assert!(
+            set.instructions("reviewer")
+                .unwrap()
+                .contains("Inputs:\n- review_target (file, required)")
+        );
+    }
+
+    #[test]
+    fn unresolvable_personas_say_why() {
+        let (_tmp, set) = set(
+            "[subagents.personas.empty]\ndescription = \"nothing\"\n[subagents.personas.gone]\ninstructions_file = \"missing.md\"\n",
+            &[
+                (
+                    ".kigi/personas/escape.toml",
+                    "instructions_file = \"../../../etc/hostname\"\n",
+                ),
+                (".kigi/personas/bad.toml", "instructons = 1\n"),
+            ],
+        );
+        assert!(
+            set.instructions("nobody")
+                .unwrap_err()
+                .starts_with("persona `nobody` not found")
+        );
+        assert!(
+            set.instructions("empty")
+                .unwrap_err()
+                .contains("has no instructions")
+        );
+        assert!(
+            set.instructions("gone")
+                .unwrap_err()
+                .contains("instructions_file")
+        );
+        let escape = set.instructions("escape").unwrap_err();
+        assert!(
+            escape.contains("only name files inside the project")
+                || escape.contains("No such file"),
+            "{escape}"
+        );
+        assert_eq!(set.diagnostics.len(), 1);
+        assert!(
+            set.diagnostics[0].to_string().contains("bad.toml"),
+            "{}",
+            set.diagnostics[0]
+        );
+    }
+}

@@ -1,0 +1,79 @@
+//! Roles: named subagent types defined in TOML (`[subagents.roles.<name>]`,
+//! `.kigi/roles/*.toml`, `$KIGI_HOME/roles/*.toml`). A role runs as the `general-purpose`
+//! agent with its own description, prompt, default capability mode, model and persona.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostic::Diagnostic;
+use crate::overlay::{OverlayEntry, gather, read_referenced};
+use crate::paths::KigiPaths;
+use crate::project::ProjectLayout;
+use crate::subagents_config::SubagentsConfig;
+
+/// A role as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Role {
+    #[serde(default)]
+    pub description: String,
+    /// `read-only`, `read-write`, `execute` or `all`.
+    pub default_capability_mode: Option<String>,
+    pub model: Option<String>,
+    /// The role's prompt body (extends the base template).
+    pub prompt_file: Option<String>,
+    /// The persona the role applies.
+    pub persona: Option<String>,
+}
+
+/// Every role visible from a folder.
+#[derive(Debug, Clone, Default)]
+pub struct RoleSet {
+    pub entries: BTreeMap<String, OverlayEntry<Role>>,
+    pub diagnostics: Vec<Diagnostic>,
+    layout: Option<ProjectLayout>,
+    paths: Option<KigiPaths>,
+}
+
+impl RoleSet {
+    pub fn discover(config: &SubagentsConfig, paths: &KigiPaths, cwd: &Path) -> Self {
+        let layout = ProjectLayout::locate(cwd);
+        let mut diagnostics = Vec::new();
+        let entries = gather(
+            "roles",
+            &config.roles,
+            paths,
+            &layout,
+            &[],
+            &mut diagnostics,
+        );
+        Self {
+            entries,
+            diagnostics,
+            layout: Some(layout),
+            paths: Some(paths.clone()),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&OverlayEntry<Role>> {
+        self.entries.get(name)
+    }
+
+    /// The role's prompt body, read now (a project role may only read project files).
+    pub fn prompt(&self, name: &str) -> Result<Option<String>, String> {
+        let Some(entry) = self.get(name) else {
+            return Err(format!("role `{name}` not found"));
+        };
+        let Some(file) = &entry.value.prompt_file else {
+            return Ok(None);
+        };
+        let (Some(layout), Some(paths)) = (&self.layout, &self.paths) else {
+            return Err(format!("role `{name}`: prompt_file cannot be read here"));
+        };
+        read_referenced(file, &entry.source, layout, paths)
+            .map(Some)
+            .map_err(|e| format!("role `{name}`: prompt_file {e}"))
+    }
+}

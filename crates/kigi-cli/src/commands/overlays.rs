@@ -1,0 +1,111 @@
+//! `kigi personas list|show` and `kigi roles list|show`: what a spawn can name, and where
+//! each came from.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kigi_agent::{Discovery, KigiPaths, OverlaySource, PersonaSet, RoleSet};
+
+fn load() -> anyhow::Result<(Discovery, std::path::PathBuf)> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    Ok((Discovery::load(KigiPaths::from_env())?, cwd))
+}
+
+fn shadows(list: &[OverlaySource]) -> String {
+    if list.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = list.iter().map(OverlaySource::describe).collect();
+    format!("  (shadows {})", names.join(", "))
+}
+
+pub fn personas(show: Option<&str>) -> anyhow::Result<ExitCode> {
+    let (discovery, cwd) = load()?;
+    let set = PersonaSet::discover(&discovery.subagents, &discovery.paths, &cwd);
+    for diagnostic in &set.diagnostics {
+        eprintln!("{diagnostic}");
+    }
+    match show {
+        None => {
+            for (name, entry) in &set.entries {
+                println!(
+                    "{name:<16} {:<40} {}{}",
+                    entry.source.describe(),
+                    entry.value.description,
+                    shadows(&entry.shadows)
+                );
+            }
+        }
+        Some(name) => {
+            let instructions = set.instructions(name).map_err(anyhow::Error::msg)?;
+            let entry = set.get(name).context("persona vanished")?;
+            println!("name:        {name}");
+            println!("source:      {}", entry.source.describe());
+            println!("description: {}", entry.value.description);
+            for (label, value) in [
+                ("model", &entry.value.model),
+                ("effort", &entry.value.reasoning_effort),
+                ("isolation", &entry.value.default_isolation),
+            ] {
+                if let Some(value) = value {
+                    println!("{label:<12} {value}");
+                }
+            }
+            println!("\n{instructions}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn roles(show: Option<&str>) -> anyhow::Result<ExitCode> {
+    let (discovery, cwd) = load()?;
+    let set = RoleSet::discover(&discovery.subagents, &discovery.paths, &cwd);
+    for diagnostic in &set.diagnostics {
+        eprintln!("{diagnostic}");
+    }
+    match show {
+        None => {
+            if set.entries.is_empty() {
+                println!(
+                    "no roles ([subagents.roles.<name>] in config.toml, or .kigi/roles/*.toml)"
+                );
+            }
+            for (name, entry) in &set.entries {
+                println!(
+                    "{name:<16} {:<40} {}{}",
+                    entry.source.describe(),
+                    entry.value.description,
+                    shadows(&entry.shadows)
+                );
+            }
+        }
+        Some(name) => {
+            let entry = set.get(name).with_context(|| {
+                let names: Vec<&str> = set.entries.keys().map(String::as_str).collect();
+                format!("no role `{name}`; roles: {}", names.join(", "))
+            })?;
+            let role = &entry.value;
+            println!("name:            {name}");
+            println!("source:          {}", entry.source.describe());
+            println!("description:     {}", role.description);
+            println!(
+                "capability mode: {}",
+                role.default_capability_mode
+                    .as_deref()
+                    .unwrap_or("(the type's)")
+            );
+            println!(
+                "model:           {}",
+                role.model.as_deref().unwrap_or("(inherits)")
+            );
+            println!(
+                "persona:         {}",
+                role.persona.as_deref().unwrap_or("(none)")
+            );
+            if let Some(prompt) = set.prompt(name).map_err(anyhow::Error::msg)? {
+                println!("\n{}", prompt.trim_end());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
