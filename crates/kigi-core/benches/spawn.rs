@@ -38,6 +38,7 @@ fn spawn_args(marker: &str) -> CheckedSpawn {
         name: None,
         model: None,
         persona: None,
+        resume_from: None,
     }
 }
 

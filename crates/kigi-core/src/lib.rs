@@ -18,7 +18,8 @@ mod wire_record;
 pub use completion::{CompletionCheck, CompletionTracker};
 pub use permission::{Approval, decide};
 pub use session::{
-    DEFAULT_MAX_TURNS, EventCallback, Session, SessionSetup, TurnError, TurnSummary,
+    DEFAULT_MAX_TURNS, EventCallback, Inbox, MessageQueue, Session, SessionSetup, TokenBudget,
+    TreeMeter, TurnError, TurnSummary,
 };
 pub use session_id::{is_session_id, is_subagent_id, new_session_id};
 pub use session_store::{

@@ -34,6 +34,48 @@ pub trait Inbox: Send + Sync + std::fmt::Debug {
     fn drain(&self) -> Vec<String>;
 }
 
+/// A plain inbox: messages pushed by one side, drained by the session at its next step.
+/// Each message may carry a key (the child it is about) so it can be withdrawn.
+#[derive(Debug, Default)]
+pub struct MessageQueue {
+    items: std::sync::Mutex<Vec<(Option<String>, String)>>,
+}
+
+impl MessageQueue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Option<String>, String)>> {
+        match self.items.lock() {
+            Ok(items) => items,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    pub fn push(&self, key: Option<&str>, message: String) {
+        self.lock().push((key.map(str::to_owned), message));
+    }
+
+    /// Withdraws the messages about `key` (their news arrived another way).
+    pub fn forget(&self, key: &str) {
+        self.lock().retain(|(k, _)| k.as_deref() != Some(key));
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+}
+
+impl Inbox for MessageQueue {
+    fn drain(&self) -> Vec<String> {
+        std::mem::take(&mut *self.lock())
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect()
+    }
+}
+
 /// Tokens a session may spend: on its own, and together with the other children of its tree.
 #[derive(Debug, Clone, Default)]
 pub struct TokenBudget {
@@ -251,6 +293,29 @@ impl Session {
     /// The conversation so far.
     pub fn messages(&self) -> &[Message] {
         &self.messages
+    }
+
+    /// The model client this session talks to.
+    pub fn client(&self) -> &ModelClient {
+        &self.setup.client
+    }
+
+    /// The tools' shared state (background tasks, todo list).
+    pub fn tool_context(&self) -> &kigi_tools::ToolContext {
+        self.setup.runtime.context()
+    }
+
+    /// Carries on from `events` (another agent's transcript): they are written to this
+    /// session's file and become its conversation.
+    pub fn inherit(&mut self, events: &[SessionEvent]) -> Result<(), StoreError> {
+        for event in events
+            .iter()
+            .filter(|e| !matches!(e, SessionEvent::SessionStart { .. }))
+        {
+            self.writer.append(event)?;
+        }
+        self.messages = messages_from(events);
+        Ok(())
     }
 
     fn emit(&mut self, event: SessionEvent) -> Result<(), StoreError> {

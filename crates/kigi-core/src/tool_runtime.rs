@@ -84,6 +84,14 @@ impl ToolRuntime {
         &self.tools
     }
 
+    /// Shares another runtime's tool state (working directory, background tasks, todo list):
+    /// a resumed child keeps its source's.
+    pub fn share_state(&mut self, from: &ToolContext) {
+        self.context.cwd.clone_from(&from.cwd);
+        self.context.tasks = Arc::clone(&from.tasks);
+        self.context.todos = Arc::clone(&from.todos);
+    }
+
     /// The registry with `tool` added (the coordinator's tools join this way).
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
         self.registry.register(tool);

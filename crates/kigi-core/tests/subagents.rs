@@ -403,7 +403,7 @@ async fn a_child_cannot_delegate_or_exceed_its_parents_tools() {
     let offered = Tree::offered_tools(&child[0]);
     assert_eq!(
         offered,
-        ["read_file", "list_dir"],
+        ["read_file", "list_dir", "notify_parent"],
         "read-only mode and the parent's list, intersected"
     );
     let results = Tree::tool_results(&child[1]);
@@ -720,4 +720,156 @@ async fn personas_and_roles_shape_the_child_and_each_names_its_layer() {
         description.contains("- auditor: (role) Audits code"),
         "{description}"
     );
+}
+
+#[tokio::test]
+async fn named_children_and_their_parent_message_each_other() {
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![spawn_call(json!({"prompt": "#scout look around", "description": "look around", "name": "scout"}))]),
+                calls(vec![call("list_subagents", json!({"include_finished": true}))]),
+                calls(vec![call("send_to_subagent", json!({"target": "scout", "message": "now check the tests"}))]),
+                calls(vec![call("get_command_or_subagent_output", json!({"ids": ["scout"], "timeout_secs": 60}))]),
+                calls(vec![
+                    spawn_call(json!({"prompt": "#busy work", "description": "busy work", "name": "busy", "background": true})),
+                ]),
+                calls(vec![call("send_to_subagent", json!({"target": "busy", "message": "mind the edge case"}))]),
+                calls(vec![call("get_command_or_subagent_output", json!({"ids": ["busy"], "timeout_secs": 60}))]),
+                Step::text("done"),
+            ]),
+            Script::matching("#scout", vec![
+                calls(vec![call("notify_parent", json!({"message": "halfway: found the config"}))]),
+                Step::text("first report"),
+                Step::text("tests ok"),
+            ]),
+            Script::matching("#busy", vec![
+                Step { latency_ms: 800, ..calls(vec![call("list_dir", json!({}))]) },
+                Step::text("handled the edge case"),
+            ]),
+        ],
+        "",
+    )
+    .await;
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "done");
+    let parent = tree.requests_of("#parent");
+    let note = parent[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        note,
+        "<system-reminder>\nSubagent sub-1 says:\nhalfway: found the config\n</system-reminder>"
+    );
+    let listed = &Tree::tool_results(&parent[2])[1];
+    assert!(
+        listed.starts_with("sub-1 (scout) [general-purpose] completed: look around"),
+        "{listed}"
+    );
+    let sent = &Tree::tool_results(&parent[3])[2];
+    assert!(
+        sent.starts_with("subagent sub-1 continues with your message"),
+        "{sent}"
+    );
+    let scout = tree.requests_of("#scout");
+    assert_eq!(scout.len(), 3);
+    let last = scout[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(last, "Message from your parent agent:\nnow check the tests");
+    assert!(Tree::tool_results(&parent[4])[3].ends_with("tests ok"));
+    // A running child gets the message at its next step.
+    let queued = &Tree::tool_results(&parent[6])[5];
+    assert!(
+        queued.starts_with("delivered: subagent sub-2 reads it at its next step"),
+        "{queued}"
+    );
+    let busy = tree.requests_of("#busy");
+    assert!(
+        busy[1]
+            .body
+            .to_string()
+            .contains("Message from your parent agent:\\nmind the edge case"),
+        "{}",
+        busy[1].body
+    );
+    assert!(Tree::tool_results(&parent[7])[6].ends_with("handled the edge case"));
+}
+
+#[tokio::test]
+async fn resume_from_carries_a_completed_childs_conversation_and_refuses_the_rest() {
+    let config = "[models.other]\nbase_url = \"{URL}\"\nmodel = \"other-model\"\n[subagents.models]\nexplore = \"other\"\n";
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![
+                    spawn_call(json!({"prompt": "#r1 research", "description": "research", "subagent_type": "explore", "name": "research"})),
+                    spawn_call(json!({"prompt": "#mute say nothing", "description": "say nothing", "name": "mute"})),
+                ]),
+                calls(vec![
+                    spawn_call(json!({"prompt": "go on", "description": "continue research", "subagent_type": "explore", "resume_from": "research", "cwd": "ignored"})),
+                    spawn_call(json!({"prompt": "go on", "description": "wrong type", "resume_from": "research"})),
+                    spawn_call(json!({"prompt": "go on", "description": "failed source", "resume_from": "mute"})),
+                    spawn_call(json!({"prompt": "go on", "description": "no source", "resume_from": "ghost"})),
+                ]),
+                Step::text("ok"),
+            ]),
+            Script::matching("#r1", vec![Step::text("research: the bug is in parse()"), Step::text("continued from the research")]),
+            Script::matching("#mute", vec![Step::default()]),
+        ],
+        config,
+    )
+    .await;
+    let (outcome, id) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let results = Tree::tool_results(&tree.requests_of("#parent")[2]);
+    assert!(
+        results[2].contains("resumed source")
+            && results[2].ends_with("continued from the research"),
+        "{}",
+        results[2]
+    );
+    assert!(
+        results[3]
+            .contains("resume_from `research`: it is of type `explore`, not `general-purpose`"),
+        "{}",
+        results[3]
+    );
+    assert!(
+        results[4]
+            .contains("resume_from `mute`: it failed; only a completed subagent can be resumed"),
+        "{}",
+        results[4]
+    );
+    assert!(
+        results[5]
+            .contains("resume_from `ghost`: no subagent with that id or name in this session"),
+        "{}",
+        results[5]
+    );
+    let resumed = &tree.requests_of("#r1")[1];
+    assert_eq!(resumed.body["model"], "other-model");
+    let said: Vec<&str> = resumed.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(
+        said[1..],
+        ["#r1 research", "research: the bug is in parse()", "go on"]
+    );
+    // The new child's transcript holds the inherited conversation too.
+    let wire = std::fs::read_to_string(tree.store.child_wire_path(&id, "sub-3").unwrap()).unwrap();
+    assert!(wire.contains("the bug is in parse()") && wire.contains("continued from the research"));
 }

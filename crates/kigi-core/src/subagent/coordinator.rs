@@ -6,23 +6,23 @@
 //! from the coordinator's, so cancelling the parent (or dropping the coordinator) cancels
 //! every child it started; every wait has a ceiling.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kigi_agent::{Discovery, PermissionMode, ResolvedTool, SubagentsConfig};
-use kigi_model::{ModelClient, ModelFlags, ModelsConfig};
+use kigi_model::{ModelClient, ModelsConfig};
 use kigi_protocol::SessionEvent;
-use kigi_tools::ToolRegistry;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::child_agent::{child_agent, child_permission};
-use super::model_layers::{ModelLayers, pick_model};
+use super::child::{Child, ChildMeta};
+use super::messaging::NotifyParent;
+use super::resolve::existing_children;
 use super::result::{ChildStatus, SubagentResult};
 use super::spawn_args::CheckedSpawn;
-use crate::session::{Inbox, Session, SessionSetup, TokenBudget, TreeMeter, TurnError};
+use crate::session::{Inbox, MessageQueue, Session, TreeMeter};
 use crate::session_store::SessionStore;
 
 /// How long a foreground spawn waits before moving the child to the background.
@@ -31,6 +31,8 @@ pub const DEFAULT_AWAIT_BUDGET: Duration = Duration::from_secs(600);
 pub const DEFAULT_CHILD_TIMEOUT: Duration = Duration::from_secs(2 * 60 * 60);
 /// How long a cancelled child may take to wind down before its waiter stops waiting.
 const WIND_DOWN: Duration = Duration::from_secs(10);
+/// The most children `list_subagents` shows.
+const MAX_LISTED: usize = 50;
 
 /// Reads an environment variable.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -53,17 +55,6 @@ pub struct CoordinatorSetup {
     pub cancel: CancellationToken,
 }
 
-/// One child.
-#[derive(Debug)]
-struct Child {
-    id: String,
-    name: Option<String>,
-    background: AtomicBool,
-    cancel: CancellationToken,
-    done: watch::Receiver<bool>,
-    result: Mutex<Option<SubagentResult>>,
-}
-
 /// What a spawn returned to the tool.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SpawnOutcome {
@@ -77,13 +68,13 @@ pub enum SpawnOutcome {
 
 /// The coordinator of one session's children.
 pub struct Coordinator {
-    setup: CoordinatorSetup,
-    personas: kigi_agent::PersonaSet,
-    roles: kigi_agent::RoleSet,
-    children: Mutex<Vec<Arc<Child>>>,
+    pub(super) setup: CoordinatorSetup,
+    pub(super) personas: kigi_agent::PersonaSet,
+    pub(super) roles: kigi_agent::RoleSet,
+    pub(super) children: Mutex<Vec<Arc<Child>>>,
     /// Messages for the parent's next step, by the child they are about.
-    inbox: Arc<Mutex<Vec<(String, String)>>>,
-    tree: Option<Arc<TreeMeter>>,
+    inbox: Arc<MessageQueue>,
+    pub(super) tree: Option<Arc<TreeMeter>>,
     next_id: AtomicU64,
     await_budget: Duration,
     timeout: Duration,
@@ -107,7 +98,7 @@ impl std::fmt::Debug for Coordinator {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     match mutex.lock() {
         Ok(guard) => guard,
         Err(poisoned) => poisoned.into_inner(),
@@ -137,7 +128,7 @@ impl Coordinator {
             personas,
             roles,
             children: Mutex::new(Vec::new()),
-            inbox: Arc::new(Mutex::new(Vec::new())),
+            inbox: Arc::new(MessageQueue::default()),
             tree,
             next_id: AtomicU64::new(existing),
             await_budget,
@@ -193,10 +184,26 @@ impl Coordinator {
         spawn: CheckedSpawn,
         turn_cancel: &CancellationToken,
     ) -> Result<SpawnOutcome, String> {
-        let prepared = self.prepare(&spawn)?;
+        let source = match &spawn.resume_from {
+            Some(source) => Some(self.resume_source(source, &spawn.agent_type)?),
+            None => None,
+        };
+        let mut prepared = self.prepare(&spawn)?;
         let id = format!("sub-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
-        let cancel = self.setup.cancel.child_token();
-        let session = Session::start_child(
+        let child_inbox = Arc::new(MessageQueue::default());
+        prepared.setup.inbox = Some(Arc::clone(&child_inbox) as Arc<dyn crate::session::Inbox>);
+        prepared.setup.runtime.register(Arc::new(NotifyParent {
+            parent: Arc::clone(&self.inbox),
+            child: id.clone(),
+        }));
+        if let Some(source) = &source {
+            // A resumed child keeps its source's model and tool state.
+            prepared.setup.client = source.client.clone();
+            prepared.setup.runtime.share_state(&source.tools);
+            prepared.model = source.client.endpoint().model.clone();
+            prepared.model_source = "resumed source";
+        }
+        let mut session = Session::start_child(
             &self.setup.store,
             &self.setup.session_id,
             &id,
@@ -204,63 +211,56 @@ impl Coordinator {
             Arc::new(|_: &SessionEvent| {}),
         )
         .map_err(|e| format!("cannot start subagent {id}: {e}"))?;
-        let (done_tx, done_rx) = watch::channel(false);
+        if let Some(source) = &source {
+            session
+                .inherit(&source.events)
+                .map_err(|e| format!("cannot start subagent {id}: {e}"))?;
+        }
+        let (done, _) = watch::channel(false);
         let child = Arc::new(Child {
             id: id.clone(),
             name: spawn.name.clone(),
+            meta: ChildMeta {
+                agent_type: spawn.agent_type.clone(),
+                description: spawn.description.clone(),
+                model: prepared.model,
+                model_source: prepared.model_source,
+                persona: prepared.persona,
+                timeout: self.timeout,
+            },
             background: AtomicBool::new(spawn.background),
-            cancel: cancel.clone(),
-            done: done_rx,
+            cancel: self.setup.cancel.child_token(),
+            done,
             result: Mutex::new(None),
+            session: Mutex::new(None),
+            inbox: child_inbox,
         });
         lock(&self.children).push(Arc::clone(&child));
-        let run = ChildRun {
-            child: Arc::clone(&child),
-            agent_type: spawn.agent_type.clone(),
-            description: spawn.description.clone(),
-            model: prepared.model,
-            model_source: prepared.model_source,
-            persona: prepared.persona,
-            timeout: self.timeout,
-        };
-        let inbox = Arc::clone(&self.inbox);
-        let prompt = prepared.prompt;
-        tokio::spawn(async move {
-            let result = run.run(session, &prompt, &cancel).await;
-            let background = run.child.background.load(Ordering::Relaxed);
-            *lock(&run.child.result) = Some(result.clone());
-            if background {
-                lock(&inbox).push((
-                    result.id.clone(),
-                    format!("A background subagent finished.\n{}", result.render()),
-                ));
-            }
-            let _ = done_tx.send(true);
-        });
+        tokio::spawn(Arc::clone(&child).run_turn(
+            session,
+            prepared.prompt,
+            Arc::clone(&self.inbox),
+        ));
         if spawn.background {
             return Ok(SpawnOutcome::Background {
                 id,
                 backgrounded: false,
             });
         }
-        let mut done = child.done.clone();
-        let finished = async move {
-            // The guard `wait_for` returns must not live across the other branches' awaits.
-            let _ = done.wait_for(|d| *d).await.map(|_| ());
-        };
         tokio::select! {
-            () = finished => {}
-            () = tokio::time::sleep(self.await_budget) => {
-                child.background.store(true, Ordering::Relaxed);
-                // It may have finished in the same instant: then report it, not the move.
-                if !*child.done.borrow() {
-                    return Ok(SpawnOutcome::Background { id, backgrounded: true });
+            _ = child.wait(self.await_budget) => {
+                if !child.finished() {
+                    child.background.store(true, Ordering::Relaxed);
+                    // It may have ended in the same instant: then report it, not the move.
+                    if !child.finished() {
+                        return Ok(SpawnOutcome::Background { id, backgrounded: true });
+                    }
+                    self.inbox.forget(&id);
                 }
             }
             () = turn_cancel.cancelled() => {
                 child.cancel.cancel();
-                let mut done = child.done.clone();
-                let _ = tokio::time::timeout(WIND_DOWN, done.wait_for(|d| *d)).await;
+                child.wait(WIND_DOWN).await;
             }
         }
         let result = lock(&child.result).clone();
@@ -269,17 +269,61 @@ impl Coordinator {
             .ok_or_else(|| format!("subagent {id} was cancelled before it finished"))
     }
 
+    /// What a resumed child takes from its source: checked to be a completed child of this
+    /// session, of the same type.
+    fn resume_source(&self, source: &str, agent_type: &str) -> Result<ResumeSource, String> {
+        let child = self.child(source).ok_or_else(|| {
+            format!("resume_from `{source}`: no subagent with that id or name in this session")
+        })?;
+        if !child.finished() {
+            return Err(format!(
+                "resume_from `{source}`: it is still running; wait for it first"
+            ));
+        }
+        let status = lock(&child.result).as_ref().map(|r| r.status);
+        if status != Some(ChildStatus::Completed) {
+            let what = status.map_or("did not finish", ChildStatus::as_str);
+            return Err(format!(
+                "resume_from `{source}`: it {what}; only a completed subagent can be resumed"
+            ));
+        }
+        if child.meta.agent_type != agent_type {
+            return Err(format!(
+                "resume_from `{source}`: it is of type `{}`, not `{agent_type}`; resume with the same subagent_type",
+                child.meta.agent_type
+            ));
+        }
+        let session = lock(&child.session);
+        let Some(session) = session.as_ref() else {
+            return Err(format!(
+                "resume_from `{source}`: it is busy with a message; try again when it finishes"
+            ));
+        };
+        let events = self
+            .setup
+            .store
+            .load_child(&self.setup.session_id, &child.id)
+            .map_err(|e| format!("resume_from `{source}`: {e}"))?
+            .events
+            .into_iter()
+            .map(|e| e.event)
+            .collect();
+        Ok(ResumeSource {
+            client: session.client().clone(),
+            tools: session.tool_context().clone(),
+            events,
+        })
+    }
+
     /// Waits for `id` up to `wait` and returns its result, or `None` if it is still running.
     pub async fn result(&self, id: &str, wait: Duration) -> Result<Option<SubagentResult>, String> {
         let child = self.child(id).ok_or_else(|| self.unknown(id))?;
-        let mut done = child.done.clone();
-        let _ = tokio::time::timeout(wait, done.wait_for(|d| *d)).await;
-        let result = lock(&child.result).clone();
-        if result.is_some() {
-            // Collected here: no need to announce it again at the next step.
-            lock(&self.inbox).retain(|(child_id, _)| *child_id != child.id);
+        if !child.wait(wait).await {
+            return Ok(None);
         }
-        Ok(result)
+        // Collected here: no need to announce it again at the next step.
+        self.inbox.forget(&child.id);
+        Ok(lock(&child.result).clone())
     }
 
     /// Cancels `id`.
@@ -287,6 +331,87 @@ impl Coordinator {
         let child = self.child(id).ok_or_else(|| self.unknown(id))?;
         child.cancel.cancel();
         Ok(())
+    }
+
+    /// Gives a direct child more input: at its next step if it is running; a stopped child
+    /// continues in the background with its model, tools and context.
+    pub fn send(&self, target: &str, message: &str) -> Result<String, String> {
+        let child = self.child(target).ok_or_else(|| self.unknown(target))?;
+        if child.cancel.is_cancelled() {
+            return Err(format!(
+                "subagent {} was cancelled; spawn a new one",
+                child.id
+            ));
+        }
+        let text = format!("Message from your parent agent:\n{message}");
+        let stopped = if child.finished() {
+            lock(&child.session).take()
+        } else {
+            None
+        };
+        let Some(session) = stopped else {
+            child.inbox.push(None, text);
+            return Ok(format!(
+                "delivered: subagent {} reads it at its next step",
+                child.id
+            ));
+        };
+        child.background.store(true, Ordering::Relaxed);
+        let _ = child.done.send(false);
+        tokio::spawn(Arc::clone(&child).run_turn(session, text, Arc::clone(&self.inbox)));
+        Ok(format!(
+            "subagent {} continues with your message in the background; its result arrives at a later step",
+            child.id
+        ))
+    }
+
+    /// The caller's direct children, running first, at most 50.
+    pub fn list(&self, include_finished: bool) -> String {
+        let children = lock(&self.children).clone();
+        let mut rows: Vec<(bool, String)> = children
+            .iter()
+            .filter(|c| include_finished || !c.finished())
+            .map(|c| {
+                let state = if c.finished() {
+                    lock(&c.result)
+                        .as_ref()
+                        .map_or("finished", |r| r.status.as_str())
+                        .to_owned()
+                } else {
+                    "running".to_owned()
+                };
+                let name = c
+                    .name
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default();
+                (
+                    c.finished(),
+                    format!(
+                        "{}{name} [{}] {state}: {}",
+                        c.id, c.meta.agent_type, c.meta.description
+                    ),
+                )
+            })
+            .collect();
+        rows.sort_by_key(|(finished, _)| *finished);
+        let total = rows.len();
+        let mut lines: Vec<String> = rows
+            .into_iter()
+            .take(MAX_LISTED)
+            .map(|(_, line)| line)
+            .collect();
+        if total > MAX_LISTED {
+            lines.push(format!("(… {} more)", total - MAX_LISTED));
+        }
+        if lines.is_empty() {
+            return if include_finished {
+                "no subagents yet".into()
+            } else {
+                "no running subagents".into()
+            };
+        }
+        lines.join("\n")
     }
 
     fn unknown(&self, id: &str) -> String {
@@ -300,263 +425,18 @@ impl Coordinator {
             }
         )
     }
-
-    /// Everything that must hold before a child starts, resolved into its setup.
-    fn prepare(&self, spawn: &CheckedSpawn) -> Result<Prepared, String> {
-        if !self.setup.config.type_enabled(&spawn.agent_type) {
-            return Err(format!(
-                "subagent_type `{}` is disabled by [subagents.toggle]",
-                spawn.agent_type
-            ));
-        }
-        if let Some(name) = &spawn.name
-            && lock(&self.children)
-                .iter()
-                .any(|c| c.name.as_deref() == Some(name))
-        {
-            return Err(format!(
-                "name `{name}` is already used by a subagent of this session"
-            ));
-        }
-        let (definition, role) = self.type_definition(&spawn.agent_type)?;
-        let cwd = self.child_cwd(spawn.cwd.as_deref())?;
-        let role_value = role
-            .as_ref()
-            .and_then(|name| self.roles.get(name))
-            .map(|e| e.value.clone());
-        let capability = match (
-            spawn.capability_mode,
-            role_value
-                .as_ref()
-                .and_then(|r| r.default_capability_mode.as_deref()),
-        ) {
-            (Some(mode), _) => Some(mode),
-            (None, Some(mode)) => {
-                Some(mode.parse::<kigi_tools::CapabilityMode>().map_err(|_| {
-                    format!(
-                        "role `{}`: default_capability_mode `{mode}` is unknown",
-                        spawn.agent_type
-                    )
-                })?)
-            }
-            (None, None) => None,
-        };
-        let persona_name = spawn
-            .persona
-            .clone()
-            .or_else(|| role_value.as_ref().and_then(|r| r.persona.clone()));
-        let persona = match &persona_name {
-            Some(name) => Some((
-                name.clone(),
-                self.personas.instructions(name)?,
-                self.personas
-                    .get(name)
-                    .map(|e| e.value.clone())
-                    .unwrap_or_default(),
-            )),
-            None => None,
-        };
-        if let Some((name, _, value)) = &persona
-            && value.default_isolation.as_deref() == Some("worktree")
-            && spawn.cwd.is_none()
-        {
-            return Err(format!(
-                "persona `{name}` asks for worktree isolation, which is not available in this build of kigi yet"
-            ));
-        }
-        let routed = self
-            .setup
-            .config
-            .models
-            .get(&spawn.agent_type)
-            .map(String::as_str);
-        let aliases: Vec<String> = self.setup.models.models.keys().cloned().collect();
-        let definition_alias = match definition.model.effective(&aliases) {
-            kigi_agent::ModelChoice::Named(alias) => Some(alias),
-            kigi_agent::ModelChoice::Inherit => None,
-        };
-        let pick = pick_model(ModelLayers {
-            spawn: spawn.model.as_deref(),
-            role: role_value.as_ref().and_then(|r| r.model.as_deref()),
-            persona: persona.as_ref().and_then(|(_, _, p)| p.model.as_deref()),
-            routed,
-            definition: definition_alias.as_deref(),
-        });
-        let client = match &pick.alias {
-            None => self.setup.parent_client.clone(),
-            Some(alias) => self.client_for(alias).map_err(|e| {
-                format!(
-                    "model `{alias}` (from the {}) cannot be used: {e}",
-                    pick.source.as_str()
-                )
-            })?,
-        };
-        let mode = child_permission(self.setup.parent_mode, definition.permission_mode);
-        let agent = child_agent(
-            definition,
-            capability,
-            &self.setup.parent_tools,
-            &cwd,
-            &self.setup.discovery.paths,
-        )
-        .map_err(|e| format!("cannot build subagent_type `{}`: {e}", spawn.agent_type))?;
-        let model = client.endpoint().model.clone();
-        let mut setup =
-            SessionSetup::for_agent(&agent, client, ToolRegistry::built_in(), &cwd, Some(mode));
-        setup.runtime = setup.runtime.at_depth(1);
-        setup.token_budget = TokenBudget {
-            own: self.setup.config.max_tokens_per_child,
-            tree: self.tree.clone(),
-        };
-        if let Some(effort) = persona
-            .as_ref()
-            .and_then(|(_, _, p)| p.reasoning_effort.as_deref())
-        {
-            setup.reasoning = match effort {
-                "low" => Some(kigi_model::ReasoningEffort::Low),
-                "medium" => Some(kigi_model::ReasoningEffort::Medium),
-                "high" => Some(kigi_model::ReasoningEffort::High),
-                other => {
-                    return Err(format!(
-                        "persona: reasoning_effort `{other}` is unknown (low, medium or high)"
-                    ));
-                }
-            };
-        }
-        let prompt = match &persona {
-            Some((name, text, _)) => format!(
-                "<system-reminder>\nPersona `{name}`:\n{text}\n</system-reminder>\n\n{}",
-                spawn.prompt
-            ),
-            None => spawn.prompt.clone(),
-        };
-        Ok(Prepared {
-            setup,
-            model,
-            model_source: pick.source.as_str(),
-            persona: persona_name,
-            prompt,
-        })
-    }
-
-    /// The definition a type runs: a discovered agent of that name, else a role (which runs
-    /// as `general-purpose` with the role's description and prompt). Returns the role's name
-    /// when it is one.
-    fn type_definition(
-        &self,
-        agent_type: &str,
-    ) -> Result<(kigi_agent::AgentDefinition, Option<String>), String> {
-        let lookup = |name: &str| {
-            self.setup
-                .discovery
-                .by_name_in_cwd(name, &self.setup.cwd)
-                .map(|found| found.filter(|f| f.definition.name != kigi_agent::DEFAULT_AGENT))
-                .map_err(|e| e.to_string())
-        };
-        if let Some(found) = lookup(agent_type)? {
-            return Ok((found.definition, None));
-        }
-        if let Some(role) = self.roles.get(agent_type) {
-            let base = lookup(super::DEFAULT_TYPE)?.ok_or_else(|| {
-                format!(
-                    "role `{agent_type}` runs as `{}`, which is missing",
-                    super::DEFAULT_TYPE
-                )
-            })?;
-            let mut definition = base.definition;
-            definition.name = agent_type.to_owned();
-            if !role.value.description.is_empty() {
-                definition.description = role.value.description.clone();
-            }
-            if let Some(prompt) = self.roles.prompt(agent_type)? {
-                definition.body = prompt;
-            }
-            return Ok((definition, Some(agent_type.to_owned())));
-        }
-        let names: Vec<String> = self
-            .available_types()
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect();
-        Err(format!(
-            "unknown subagent_type `{agent_type}`; available: {}",
-            names.join(", ")
-        ))
-    }
-
-    fn client_for(&self, alias: &str) -> Result<ModelClient, String> {
-        let flags = ModelFlags {
-            model: Some(alias.to_owned()),
-            base_url: self.setup.base_url_override.clone(),
-        };
-        let endpoint = self
-            .setup
-            .models
-            .resolve(&flags, &*self.setup.env)
-            .map_err(|e| e.to_string())?;
-        ModelClient::with_policy(endpoint, self.setup.models.retry.policy())
-            .map_err(|e| e.to_string())
-    }
-
-    /// `cwd` inside the parent's working directory (a child never reaches outside it).
-    fn child_cwd(&self, cwd: Option<&str>) -> Result<PathBuf, String> {
-        let Some(cwd) = cwd else {
-            return Ok(self.setup.cwd.clone());
-        };
-        let wanted = if Path::new(cwd).is_absolute() {
-            PathBuf::from(cwd)
-        } else {
-            self.setup.cwd.join(cwd)
-        };
-        let resolved = wanted
-            .canonicalize()
-            .map_err(|e| format!("cwd `{cwd}`: {e}"))?;
-        let root = self
-            .setup
-            .cwd
-            .canonicalize()
-            .map_err(|e| format!("the working directory: {e}"))?;
-        if !resolved.starts_with(&root) || !resolved.is_dir() {
-            return Err(format!(
-                "cwd `{cwd}` must be a folder inside {}",
-                root.display()
-            ));
-        }
-        Ok(resolved)
-    }
 }
 
-/// The highest child number already in the session's folder (a resumed session numbers on).
-fn existing_children(store: &SessionStore, session_id: &str) -> u64 {
-    let Ok(path) = store.child_wire_path(session_id, "sub-1") else {
-        return 0;
-    };
-    let Some(agents) = path.parent().and_then(Path::parent) else {
-        return 0;
-    };
-    std::fs::read_dir(agents)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_str()?
-                        .strip_prefix("sub-")?
-                        .parse::<u64>()
-                        .ok()
-                })
-                .max()
-                .unwrap_or(0)
-        })
-        .unwrap_or(0)
+/// What a resumed child inherits.
+struct ResumeSource {
+    client: ModelClient,
+    tools: kigi_tools::ToolContext,
+    events: Vec<SessionEvent>,
 }
 
 impl Inbox for Coordinator {
     fn drain(&self) -> Vec<String> {
-        std::mem::take(&mut *lock(&self.inbox))
-            .into_iter()
-            .map(|(_, message)| message)
-            .collect()
+        self.inbox.drain()
     }
 }
 
@@ -565,93 +445,5 @@ impl Drop for Coordinator {
         for child in lock(&self.children).iter() {
             child.cancel.cancel();
         }
-    }
-}
-
-struct Prepared {
-    setup: SessionSetup,
-    model: String,
-    model_source: &'static str,
-    persona: Option<String>,
-    /// The task, after the persona's reminder.
-    prompt: String,
-}
-
-/// A child's run: its session's one turn, under the wall-clock limit.
-struct ChildRun {
-    child: Arc<Child>,
-    agent_type: String,
-    description: String,
-    model: String,
-    model_source: &'static str,
-    persona: Option<String>,
-    timeout: Duration,
-}
-
-impl ChildRun {
-    async fn run(
-        &self,
-        mut session: Session,
-        prompt: &str,
-        cancel: &CancellationToken,
-    ) -> SubagentResult {
-        let started = Instant::now();
-        let turn = session.run_turn(prompt, cancel);
-        tokio::pin!(turn);
-        let mut timed_out = false;
-        let outcome = tokio::select! {
-            outcome = &mut turn => outcome,
-            () = tokio::time::sleep(self.timeout) => {
-                timed_out = true;
-                cancel.cancel();
-                turn.await
-            }
-        };
-        let mut result = SubagentResult {
-            id: self.child.id.clone(),
-            name: self.child.name.clone(),
-            agent_type: self.agent_type.clone(),
-            description: self.description.clone(),
-            status: ChildStatus::Completed,
-            message: String::new(),
-            error: None,
-            steps: 0,
-            tool_calls: 0,
-            usage: Default::default(),
-            duration: started.elapsed(),
-            model: self.model.clone(),
-            model_source: self.model_source,
-            persona: self.persona.clone(),
-            backgrounded: self.child.background.load(Ordering::Relaxed),
-        };
-        match outcome {
-            Ok(summary) => {
-                result.message = summary.text;
-                result.steps = summary.steps;
-                result.tool_calls = summary.tool_calls;
-                result.usage = summary.usage;
-            }
-            Err(_) if timed_out => {
-                result.status = ChildStatus::TimedOut;
-                result.error = Some(format!(
-                    "task.timeout: stopped after {:.0}s",
-                    self.timeout.as_secs_f64()
-                ));
-            }
-            Err(TurnError::Cancelled) => {
-                result.status = ChildStatus::Cancelled;
-                result.error = Some("turn.cancelled: the subagent was cancelled".into());
-            }
-            Err(TurnError::EmptyCompletion) => {
-                result.status = ChildStatus::Failed;
-                result.error =
-                    Some("task.empty_agent_receipt: the subagent's final message was empty".into());
-            }
-            Err(error) => {
-                result.status = ChildStatus::Failed;
-                result.error = Some(format!("{}: {error}", error.code()));
-            }
-        }
-        result
     }
 }

@@ -4,9 +4,12 @@
 //! runs with; `coordinator` starts, waits for and keeps children; `tools` are what the model
 //! calls.
 
+mod child;
 mod child_agent;
 mod coordinator;
+mod messaging;
 mod model_layers;
+mod resolve;
 mod result;
 mod spawn_args;
 mod tools;
@@ -18,6 +21,7 @@ pub use coordinator::{
     Coordinator, CoordinatorSetup, DEFAULT_AWAIT_BUDGET, DEFAULT_CHILD_TIMEOUT, EnvLookup,
     SpawnOutcome,
 };
+pub use messaging::{ListSubagents, NotifyParent, SendToSubagent};
 pub use model_layers::{ModelLayers, ModelPick, ModelSource, pick_model};
 pub use result::{ChildStatus, SubagentResult};
 pub use spawn_args::{CheckedSpawn, DEFAULT_TYPE, SpawnArgs};
@@ -38,6 +42,10 @@ impl SessionSetup {
             .register(Arc::new(WaitForOutput(Arc::clone(coordinator))));
         self.runtime
             .register(Arc::new(KillTask(Arc::clone(coordinator))));
+        self.runtime
+            .register(Arc::new(SendToSubagent(Arc::clone(coordinator))));
+        self.runtime
+            .register(Arc::new(ListSubagents(Arc::clone(coordinator))));
         self.inbox = Some(Arc::clone(coordinator) as Arc<dyn crate::session::Inbox>);
         self
     }

@@ -56,6 +56,8 @@ pub struct CheckedSpawn {
     pub name: Option<String>,
     pub model: Option<String>,
     pub persona: Option<String>,
+    /// The completed subagent whose conversation this one carries on.
+    pub resume_from: Option<String>,
 }
 
 /// The type used when none is named.
@@ -99,11 +101,6 @@ impl SpawnArgs {
             ),
             Some(other) => problems.push(format!("isolation `{other}` is unknown (none or worktree)")),
         }
-        if let Some(source) = &self.resume_from {
-            problems.push(format!(
-                "resume_from `{source}`: resuming a subagent is not available in this build of kigi yet; spawn a new one with the context it needs"
-            ));
-        }
         if let Some(name) = &self.name
             && (name.is_empty()
                 || !name
@@ -123,10 +120,16 @@ impl SpawnArgs {
                 .unwrap_or_else(|| DEFAULT_TYPE.to_owned()),
             background: self.background,
             capability_mode,
-            cwd: self.cwd,
+            // A resumed child works where its source did: `cwd` is ignored.
+            cwd: if self.resume_from.is_some() {
+                None
+            } else {
+                self.cwd
+            },
             name: self.name,
             model: self.model,
             persona: self.persona,
+            resume_from: self.resume_from,
         })
     }
 }

@@ -1,0 +1,150 @@
+//! One child: its state, its kept session, and the run of one of its turns.
+//!
+//! A child's session is kept after its turn ends, so a message can continue it with its
+//! model, tools and context. `done` goes back to false while a continuation runs.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::coordinator::lock;
+use super::result::{ChildStatus, SubagentResult};
+use crate::session::{MessageQueue, Session, TurnError};
+
+/// What stays the same across a child's turns.
+#[derive(Debug, Clone)]
+pub(super) struct ChildMeta {
+    pub agent_type: String,
+    pub description: String,
+    pub model: String,
+    pub model_source: &'static str,
+    pub persona: Option<String>,
+    pub timeout: Duration,
+}
+
+/// One child of a session.
+#[derive(Debug)]
+pub(super) struct Child {
+    pub id: String,
+    pub name: Option<String>,
+    pub meta: ChildMeta,
+    /// True while nobody waits for it in the foreground: its result goes to the parent's
+    /// inbox when it ends.
+    pub background: AtomicBool,
+    pub cancel: CancellationToken,
+    pub done: watch::Sender<bool>,
+    pub result: Mutex<Option<SubagentResult>>,
+    /// The session between turns; `None` while a turn runs.
+    pub session: Mutex<Option<Session>>,
+    /// Messages for the child's next step.
+    pub inbox: Arc<MessageQueue>,
+}
+
+impl Child {
+    pub fn finished(&self) -> bool {
+        *self.done.borrow()
+    }
+
+    /// Waits until the current turn ends, at most `ceiling`. Returns whether it ended.
+    pub async fn wait(&self, ceiling: Duration) -> bool {
+        let mut done = self.done.subscribe();
+        let ended = tokio::time::timeout(ceiling, async move {
+            // Drop the guard `wait_for` returns before anything else awaits.
+            done.wait_for(|d| *d).await.is_ok()
+        })
+        .await;
+        ended.unwrap_or(false)
+    }
+
+    /// Runs one turn on `session` with `prompt`, then records the result, keeps the session,
+    /// and (in the background) tells the parent.
+    pub async fn run_turn(
+        self: Arc<Self>,
+        mut session: Session,
+        prompt: String,
+        parent: Arc<MessageQueue>,
+    ) {
+        let started = Instant::now();
+        let cancel = self.cancel.clone();
+        let mut timed_out = false;
+        let outcome = {
+            let turn = session.run_turn(&prompt, &cancel);
+            tokio::pin!(turn);
+            tokio::select! {
+                outcome = &mut turn => outcome,
+                () = tokio::time::sleep(self.meta.timeout) => {
+                    timed_out = true;
+                    cancel.cancel();
+                    turn.await
+                }
+            }
+        };
+        let result = self.result_of(outcome, timed_out, started.elapsed());
+        *lock(&self.result) = Some(result.clone());
+        *lock(&self.session) = Some(session);
+        if self.background.load(Ordering::Relaxed) {
+            parent.push(
+                Some(&self.id),
+                format!("A background subagent finished.\n{}", result.render()),
+            );
+        }
+        let _ = self.done.send(true);
+    }
+
+    fn result_of(
+        &self,
+        outcome: Result<crate::TurnSummary, TurnError>,
+        timed_out: bool,
+        duration: Duration,
+    ) -> SubagentResult {
+        let mut result = SubagentResult {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            agent_type: self.meta.agent_type.clone(),
+            description: self.meta.description.clone(),
+            status: ChildStatus::Completed,
+            message: String::new(),
+            error: None,
+            steps: 0,
+            tool_calls: 0,
+            usage: Default::default(),
+            duration,
+            model: self.meta.model.clone(),
+            model_source: self.meta.model_source,
+            persona: self.meta.persona.clone(),
+            backgrounded: self.background.load(Ordering::Relaxed),
+        };
+        match outcome {
+            Ok(summary) => {
+                result.message = summary.text;
+                result.steps = summary.steps;
+                result.tool_calls = summary.tool_calls;
+                result.usage = summary.usage;
+            }
+            Err(_) if timed_out => {
+                result.status = ChildStatus::TimedOut;
+                result.error = Some(format!(
+                    "task.timeout: stopped after {:.0}s",
+                    self.meta.timeout.as_secs_f64()
+                ));
+            }
+            Err(TurnError::Cancelled) => {
+                result.status = ChildStatus::Cancelled;
+                result.error = Some("turn.cancelled: the subagent was cancelled".into());
+            }
+            Err(TurnError::EmptyCompletion) => {
+                result.status = ChildStatus::Failed;
+                result.error =
+                    Some("task.empty_agent_receipt: the subagent's final message was empty".into());
+            }
+            Err(error) => {
+                result.status = ChildStatus::Failed;
+                result.error = Some(format!("{}: {error}", error.code()));
+            }
+        }
+        result
+    }
+}

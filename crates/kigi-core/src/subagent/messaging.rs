@@ -1,0 +1,124 @@
+//! Talking between a parent and its named children: `send_to_subagent` and `list_subagents`
+//! for the parent, `notify_parent` for a child. A caller sees only its own children.
+
+use std::sync::Arc;
+
+use kigi_tools::{
+    Tool, ToolCatalog, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec, parameters_of,
+    parse_arguments,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::coordinator::Coordinator;
+use crate::session::MessageQueue;
+
+fn spec(name: &str) -> &'static ToolSpec {
+    ToolCatalog::built_in()
+        .get(name)
+        .unwrap_or(&ToolCatalog::built_in().specs()[0])
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SendArgs {
+    /// The subagent's name or id.
+    target: String,
+    message: String,
+}
+
+/// `send_to_subagent`.
+#[derive(Debug)]
+pub struct SendToSubagent(pub Arc<Coordinator>);
+
+impl Tool for SendToSubagent {
+    fn spec(&self) -> &'static ToolSpec {
+        spec("send_to_subagent")
+    }
+
+    fn parameters(&self) -> Value {
+        parameters_of::<SendArgs>()
+    }
+
+    fn execute<'a>(&'a self, arguments: Value, _: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let args: SendArgs = parse_arguments("send_to_subagent", arguments)?;
+            if args.message.trim().is_empty() {
+                return Err(ToolError::InvalidArguments {
+                    tool: "send_to_subagent".into(),
+                    detail: "message is empty".into(),
+                });
+            }
+            Ok(match self.0.send(&args.target, &args.message) {
+                Ok(text) => ToolOutput::ok(text),
+                Err(reason) => ToolOutput::error(reason),
+            })
+        })
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListArgs {
+    /// Also list finished ones.
+    #[serde(default)]
+    include_finished: bool,
+}
+
+/// `list_subagents`.
+#[derive(Debug)]
+pub struct ListSubagents(pub Arc<Coordinator>);
+
+impl Tool for ListSubagents {
+    fn spec(&self) -> &'static ToolSpec {
+        spec("list_subagents")
+    }
+
+    fn parameters(&self) -> Value {
+        parameters_of::<ListArgs>()
+    }
+
+    fn execute<'a>(&'a self, arguments: Value, _: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let args: ListArgs = parse_arguments("list_subagents", arguments)?;
+            Ok(ToolOutput::ok(self.0.list(args.include_finished)))
+        })
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NotifyArgs {
+    message: String,
+}
+
+/// `notify_parent`: a child's message, read by its parent at the parent's next step.
+#[derive(Debug)]
+pub struct NotifyParent {
+    pub parent: Arc<MessageQueue>,
+    pub child: String,
+}
+
+impl Tool for NotifyParent {
+    fn spec(&self) -> &'static ToolSpec {
+        spec("notify_parent")
+    }
+
+    fn parameters(&self) -> Value {
+        parameters_of::<NotifyArgs>()
+    }
+
+    fn execute<'a>(&'a self, arguments: Value, _: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let args: NotifyArgs = parse_arguments("notify_parent", arguments)?;
+            self.parent.push(
+                None,
+                format!("Subagent {} says:\n{}", self.child, args.message.trim()),
+            );
+            Ok(ToolOutput::ok(
+                "delivered: your parent reads it at its next step",
+            ))
+        })
+    }
+}

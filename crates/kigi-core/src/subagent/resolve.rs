@@ -1,0 +1,276 @@
+//! Resolving a spawn into what the child runs with: its type's definition (an agent or a
+//! role), working directory, persona, model, tools, permission and budgets. Pure checks come
+//! first; nothing starts until all of them pass.
+
+use std::path::{Path, PathBuf};
+
+use kigi_model::{ModelClient, ModelFlags};
+use kigi_tools::ToolRegistry;
+
+use super::child_agent::{child_agent, child_permission};
+use super::coordinator::{Coordinator, lock};
+use super::model_layers::{ModelLayers, pick_model};
+use super::spawn_args::CheckedSpawn;
+use crate::session::{SessionSetup, TokenBudget};
+use crate::session_store::SessionStore;
+
+/// A spawn, resolved.
+pub(super) struct Prepared {
+    pub setup: SessionSetup,
+    pub model: String,
+    pub model_source: &'static str,
+    pub persona: Option<String>,
+    /// The task, after the persona's reminder.
+    pub prompt: String,
+}
+
+impl Coordinator {
+    /// Everything that must hold before a child starts, resolved into its setup.
+    pub(super) fn prepare(&self, spawn: &CheckedSpawn) -> Result<Prepared, String> {
+        if !self.setup.config.type_enabled(&spawn.agent_type) {
+            return Err(format!(
+                "subagent_type `{}` is disabled by [subagents.toggle]",
+                spawn.agent_type
+            ));
+        }
+        if let Some(name) = &spawn.name
+            && lock(&self.children)
+                .iter()
+                .any(|c| c.name.as_deref() == Some(name))
+        {
+            return Err(format!(
+                "name `{name}` is already used by a subagent of this session"
+            ));
+        }
+        let (definition, role) = self.type_definition(&spawn.agent_type)?;
+        let cwd = self.child_cwd(spawn.cwd.as_deref())?;
+        let role_value = role
+            .as_ref()
+            .and_then(|name| self.roles.get(name))
+            .map(|e| e.value.clone());
+        let capability = match (
+            spawn.capability_mode,
+            role_value
+                .as_ref()
+                .and_then(|r| r.default_capability_mode.as_deref()),
+        ) {
+            (Some(mode), _) => Some(mode),
+            (None, Some(mode)) => {
+                Some(mode.parse::<kigi_tools::CapabilityMode>().map_err(|_| {
+                    format!(
+                        "role `{}`: default_capability_mode `{mode}` is unknown",
+                        spawn.agent_type
+                    )
+                })?)
+            }
+            (None, None) => None,
+        };
+        let persona_name = spawn
+            .persona
+            .clone()
+            .or_else(|| role_value.as_ref().and_then(|r| r.persona.clone()));
+        let persona = match &persona_name {
+            Some(name) => Some((
+                name.clone(),
+                self.personas.instructions(name)?,
+                self.personas
+                    .get(name)
+                    .map(|e| e.value.clone())
+                    .unwrap_or_default(),
+            )),
+            None => None,
+        };
+        if let Some((name, _, value)) = &persona
+            && value.default_isolation.as_deref() == Some("worktree")
+            && spawn.cwd.is_none()
+        {
+            return Err(format!(
+                "persona `{name}` asks for worktree isolation, which is not available in this build of kigi yet"
+            ));
+        }
+        let routed = self
+            .setup
+            .config
+            .models
+            .get(&spawn.agent_type)
+            .map(String::as_str);
+        let aliases: Vec<String> = self.setup.models.models.keys().cloned().collect();
+        let definition_alias = match definition.model.effective(&aliases) {
+            kigi_agent::ModelChoice::Named(alias) => Some(alias),
+            kigi_agent::ModelChoice::Inherit => None,
+        };
+        let pick = pick_model(ModelLayers {
+            spawn: spawn.model.as_deref(),
+            role: role_value.as_ref().and_then(|r| r.model.as_deref()),
+            persona: persona.as_ref().and_then(|(_, _, p)| p.model.as_deref()),
+            routed,
+            definition: definition_alias.as_deref(),
+        });
+        let client = match &pick.alias {
+            None => self.setup.parent_client.clone(),
+            Some(alias) => self.client_for(alias).map_err(|e| {
+                format!(
+                    "model `{alias}` (from the {}) cannot be used: {e}",
+                    pick.source.as_str()
+                )
+            })?,
+        };
+        let mode = child_permission(self.setup.parent_mode, definition.permission_mode);
+        let agent = child_agent(
+            definition,
+            capability,
+            &self.setup.parent_tools,
+            &cwd,
+            &self.setup.discovery.paths,
+        )
+        .map_err(|e| format!("cannot build subagent_type `{}`: {e}", spawn.agent_type))?;
+        let model = client.endpoint().model.clone();
+        let mut setup =
+            SessionSetup::for_agent(&agent, client, ToolRegistry::built_in(), &cwd, Some(mode));
+        setup.runtime = setup.runtime.at_depth(1);
+        setup.token_budget = TokenBudget {
+            own: self.setup.config.max_tokens_per_child,
+            tree: self.tree.clone(),
+        };
+        if let Some(effort) = persona
+            .as_ref()
+            .and_then(|(_, _, p)| p.reasoning_effort.as_deref())
+        {
+            setup.reasoning = match effort {
+                "low" => Some(kigi_model::ReasoningEffort::Low),
+                "medium" => Some(kigi_model::ReasoningEffort::Medium),
+                "high" => Some(kigi_model::ReasoningEffort::High),
+                other => {
+                    return Err(format!(
+                        "persona: reasoning_effort `{other}` is unknown (low, medium or high)"
+                    ));
+                }
+            };
+        }
+        let prompt = match &persona {
+            Some((name, text, _)) => format!(
+                "<system-reminder>\nPersona `{name}`:\n{text}\n</system-reminder>\n\n{}",
+                spawn.prompt
+            ),
+            None => spawn.prompt.clone(),
+        };
+        Ok(Prepared {
+            setup,
+            model,
+            model_source: pick.source.as_str(),
+            persona: persona_name,
+            prompt,
+        })
+    }
+
+    /// The definition a type runs: a discovered agent of that name, else a role (which runs
+    /// as `general-purpose` with the role's description and prompt). Returns the role's name
+    /// when it is one.
+    fn type_definition(
+        &self,
+        agent_type: &str,
+    ) -> Result<(kigi_agent::AgentDefinition, Option<String>), String> {
+        let lookup = |name: &str| {
+            self.setup
+                .discovery
+                .by_name_in_cwd(name, &self.setup.cwd)
+                .map(|found| found.filter(|f| f.definition.name != kigi_agent::DEFAULT_AGENT))
+                .map_err(|e| e.to_string())
+        };
+        if let Some(found) = lookup(agent_type)? {
+            return Ok((found.definition, None));
+        }
+        if let Some(role) = self.roles.get(agent_type) {
+            let base = lookup(super::DEFAULT_TYPE)?.ok_or_else(|| {
+                format!(
+                    "role `{agent_type}` runs as `{}`, which is missing",
+                    super::DEFAULT_TYPE
+                )
+            })?;
+            let mut definition = base.definition;
+            definition.name = agent_type.to_owned();
+            if !role.value.description.is_empty() {
+                definition.description = role.value.description.clone();
+            }
+            if let Some(prompt) = self.roles.prompt(agent_type)? {
+                definition.body = prompt;
+            }
+            return Ok((definition, Some(agent_type.to_owned())));
+        }
+        let names: Vec<String> = self
+            .available_types()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        Err(format!(
+            "unknown subagent_type `{agent_type}`; available: {}",
+            names.join(", ")
+        ))
+    }
+
+    fn client_for(&self, alias: &str) -> Result<ModelClient, String> {
+        let flags = ModelFlags {
+            model: Some(alias.to_owned()),
+            base_url: self.setup.base_url_override.clone(),
+        };
+        let endpoint = self
+            .setup
+            .models
+            .resolve(&flags, &*self.setup.env)
+            .map_err(|e| e.to_string())?;
+        ModelClient::with_policy(endpoint, self.setup.models.retry.policy())
+            .map_err(|e| e.to_string())
+    }
+
+    /// `cwd` inside the parent's working directory (a child never reaches outside it).
+    fn child_cwd(&self, cwd: Option<&str>) -> Result<PathBuf, String> {
+        let Some(cwd) = cwd else {
+            return Ok(self.setup.cwd.clone());
+        };
+        let wanted = if Path::new(cwd).is_absolute() {
+            PathBuf::from(cwd)
+        } else {
+            self.setup.cwd.join(cwd)
+        };
+        let resolved = wanted
+            .canonicalize()
+            .map_err(|e| format!("cwd `{cwd}`: {e}"))?;
+        let root = self
+            .setup
+            .cwd
+            .canonicalize()
+            .map_err(|e| format!("the working directory: {e}"))?;
+        if !resolved.starts_with(&root) || !resolved.is_dir() {
+            return Err(format!(
+                "cwd `{cwd}` must be a folder inside {}",
+                root.display()
+            ));
+        }
+        Ok(resolved)
+    }
+}
+
+/// The highest child number already in the session's folder (a resumed session numbers on).
+pub(super) fn existing_children(store: &SessionStore, session_id: &str) -> u64 {
+    let Ok(path) = store.child_wire_path(session_id, "sub-1") else {
+        return 0;
+    };
+    let Some(agents) = path.parent().and_then(Path::parent) else {
+        return 0;
+    };
+    std::fs::read_dir(agents)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()?
+                        .strip_prefix("sub-")?
+                        .parse::<u64>()
+                        .ok()
+                })
+                .max()
+                .unwrap_or(0)
+        })
+        .unwrap_or(0)
+}
