@@ -85,6 +85,9 @@ enum Command {
         #[command(subcommand)]
         command: OverlayCommand,
     },
+    /// Branches and worktrees of subagents that ran with `isolation: worktree`.
+    #[command(subcommand)]
+    Worktree(WorktreeCommand),
     /// Sessions on disk.
     #[command(subcommand)]
     Sessions(SessionsCommand),
@@ -115,6 +118,16 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum WorktreeCommand {
+    /// Every subagent branch, with the files it changed.
+    List,
+    /// Apply a branch's changes to this working tree (conflicts are reported, nothing lost).
+    Apply { branch: String },
+    /// Remove a branch and its worktree.
+    Discard { branch: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -227,6 +240,11 @@ fn main() -> ExitCode {
             OverlayCommand::List => None,
             OverlayCommand::Show { name } => Some(name),
         }),
+        Command::Worktree(WorktreeCommand::List) => commands::worktree::list(),
+        Command::Worktree(WorktreeCommand::Apply { branch }) => commands::worktree::apply(&branch),
+        Command::Worktree(WorktreeCommand::Discard { branch }) => {
+            commands::worktree::discard(&branch)
+        }
         Command::Sessions(SessionsCommand::List { json }) => commands::sessions::list(json),
         Command::Sessions(SessionsCommand::Show { id, agent }) => {
             commands::sessions::show(&id, agent.as_deref())

@@ -511,3 +511,86 @@ fn a_subagent_runs_from_print_mode_and_its_transcript_can_be_shown() {
         stderr(&bad)
     );
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn worktree_branches_can_be_listed_applied_and_discarded() {
+    let edit = |marker: &str, file: &str| {
+        Script::matching(
+            marker,
+            vec![
+                calls(vec![(
+                    "write_file",
+                    json!({"path": file, "content": "from the child\n"}),
+                )]),
+                Step::text("wrote it"),
+            ],
+        )
+    };
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                calls(vec![
+                    ("spawn_subagent", json!({"prompt": "#one write", "description": "write one", "isolation": "worktree"})),
+                    ("spawn_subagent", json!({"prompt": "#two write", "description": "write two", "isolation": "worktree"})),
+                ]),
+                Step::text("both wrote"),
+            ],
+        ))
+        .with(edit("#one", "one.txt"))
+        .with(edit("#two", "two.txt"));
+    let env = Env::with_scripts(scripts);
+    env.write("README.md", "# repo\n");
+    git(&env.repo, &["add", "README.md"]);
+    git(&env.repo, &["commit", "-q", "-m", "start"]);
+    let out = env.kigi(&[
+        "-p",
+        "#parent go",
+        "--permission-mode",
+        "acceptEdits",
+        "--output-format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = result_of(&out)["session_id"].as_str().unwrap().to_owned();
+    assert!(
+        !env.repo.join("one.txt").exists(),
+        "the child wrote into the main tree"
+    );
+    let list = stdout(&env.kigi(&["worktree", "list"]));
+    assert!(
+        list.contains(&format!("kigi/{id}/sub-1  1 file(s): one.txt")),
+        "{list}"
+    );
+    let applied = env.kigi(&["worktree", "apply", &format!("kigi/{id}/sub-1")]);
+    assert!(applied.status.success(), "{}", stderr(&applied));
+    assert_eq!(
+        std::fs::read_to_string(env.repo.join("one.txt")).unwrap(),
+        "from the child\n"
+    );
+    let discarded = env.kigi(&["worktree", "discard", &format!("kigi/{id}/sub-2")]);
+    assert!(discarded.status.success(), "{}", stderr(&discarded));
+    assert!(stdout(&env.kigi(&["worktree", "list"])).contains("no subagent worktrees"));
+    assert!(!env.repo.join("two.txt").exists());
+    let bad = env.kigi(&["worktree", "discard", "main"]);
+    assert!(
+        stderr(&bad).contains("is not a kigi worktree branch"),
+        "{}",
+        stderr(&bad)
+    );
+}

@@ -39,6 +39,7 @@ fn spawn_args(marker: &str) -> CheckedSpawn {
         model: None,
         persona: None,
         resume_from: None,
+        worktree: false,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod subagent;
 mod tool_runtime;
 mod transcript;
 mod wire_record;
+pub mod worktree;
 
 pub use completion::{CompletionCheck, CompletionTracker};
 pub use permission::{Approval, decide};

@@ -84,10 +84,16 @@ impl ToolRuntime {
         &self.tools
     }
 
+    /// Confines file writes to `root` (a child in its worktree).
+    pub fn set_write_root(&mut self, root: &std::path::Path) {
+        self.context.write_root = Some(root.to_path_buf());
+    }
+
     /// Shares another runtime's tool state (working directory, background tasks, todo list):
     /// a resumed child keeps its source's.
     pub fn share_state(&mut self, from: &ToolContext) {
         self.context.cwd.clone_from(&from.cwd);
+        self.context.write_root.clone_from(&from.write_root);
         self.context.tasks = Arc::clone(&from.tasks);
         self.context.todos = Arc::clone(&from.todos);
     }

@@ -873,3 +873,139 @@ async fn resume_from_carries_a_completed_childs_conversation_and_refuses_the_res
     let wire = std::fs::read_to_string(tree.store.child_wire_path(&id, "sub-3").unwrap()).unwrap();
     assert!(wire.contains("the bug is in parse()") && wire.contains("continued from the research"));
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test]
+async fn a_worktree_child_writes_only_there_and_its_changes_apply_or_conflict_safely() {
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![spawn_call(json!({"prompt": "#wt1 edit", "description": "edit in isolation", "isolation": "worktree", "name": "w1"}))]),
+                calls(vec![call("apply_worktree", json!({"subagent": "w1"}))]),
+                calls(vec![spawn_call(json!({"prompt": "#wt2 edit", "description": "conflicting edit", "isolation": "worktree", "name": "w2"}))]),
+                calls(vec![call("apply_worktree", json!({"subagent": "w2"}))]),
+                calls(vec![spawn_call(json!({"prompt": "#wt3 look", "description": "no changes", "isolation": "worktree"}))]),
+                Step::text("done"),
+            ]),
+            Script::matching("#wt1", vec![
+                calls(vec![
+                    call("search_replace", json!({"path": "a.txt", "old_string": "one", "new_string": "two"})),
+                    call("write_file", json!({"path": "new.txt", "content": "new\n"})),
+                    call("write_file", json!({"path": "../escape.txt", "content": "x"})),
+                ]),
+                Step::text("edited"),
+            ]),
+            Script::matching("#wt2", vec![
+                calls(vec![call("search_replace", json!({"path": "a.txt", "old_string": "one", "new_string": "three"}))]),
+                Step::text("edited too"),
+            ]),
+            Script::matching("#wt3", vec![calls(vec![call("read_file", json!({"path": "a.txt"}))]), Step::text("looked")]),
+        ],
+        "",
+    )
+    .await;
+    git(&tree.cwd, &["init", "-q"]);
+    std::fs::write(tree.cwd.join("a.txt"), "one\n").unwrap();
+    git(&tree.cwd, &["add", "a.txt"]);
+    git(&tree.cwd, &["commit", "-q", "-m", "start"]);
+    let (outcome, id) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "done");
+    let parent = tree.requests_of("#parent");
+    let first = &Tree::tool_results(&parent[1])[0];
+    assert!(
+        first.contains(&format!("on branch kigi/{id}/sub-1 (2 file(s) changed")),
+        "{first}"
+    );
+    let child = Tree::tool_results(&tree.requests_of("#wt1")[1]);
+    assert!(
+        child[2].contains("is outside this agent's worktree"),
+        "{}",
+        child[2]
+    );
+    // Applied: the main tree has the child's edits, unstaged; its worktree and branch are gone.
+    let applied = &Tree::tool_results(&parent[2])[1];
+    assert_eq!(
+        applied,
+        "applied 2 file(s) to the working tree (not staged): a.txt, new.txt"
+    );
+    assert_eq!(
+        std::fs::read_to_string(tree.cwd.join("a.txt")).unwrap(),
+        "two\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(tree.cwd.join("new.txt")).unwrap(),
+        "new\n"
+    );
+    // The second child changed the same line from HEAD: the apply changes nothing and says which file.
+    let conflict = &Tree::tool_results(&parent[4])[3];
+    assert!(
+        conflict.contains("nothing was changed") && conflict.contains("Files involved: a.txt"),
+        "{conflict}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(tree.cwd.join("a.txt")).unwrap(),
+        "two\n"
+    );
+    let branches = git(&tree.cwd, &["branch", "--list", "kigi/*"]);
+    assert!(
+        branches.contains(&format!("kigi/{id}/sub-2")) && !branches.contains("sub-1"),
+        "{branches}"
+    );
+    // A child that changed nothing leaves no worktree behind.
+    let third = &Tree::tool_results(&parent[5])[4];
+    assert!(
+        third.contains("worktree: no changes; the worktree was removed"),
+        "{third}"
+    );
+    let worktrees = git(&tree.cwd, &["worktree", "list"]);
+    assert_eq!(
+        worktrees.lines().count(),
+        2,
+        "main and sub-2 only: {worktrees}"
+    );
+}
+
+#[tokio::test]
+async fn worktree_isolation_outside_git_is_refused() {
+    let tree = Tree::new(
+        vec![Script::matching(
+            "#parent",
+            vec![
+                calls(vec![spawn_call(
+                    json!({"prompt": "#x", "description": "isolated", "isolation": "worktree"}),
+                )]),
+                Step::text("ok"),
+            ],
+        )],
+        "",
+    )
+    .await;
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let result = &Tree::tool_results(&tree.requests_of("#parent")[1])[0];
+    assert!(
+        result.contains("isolation `worktree` needs a git repository"),
+        "{result}"
+    );
+}

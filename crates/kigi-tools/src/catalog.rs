@@ -134,6 +134,14 @@ const BUILT_IN: &[ToolSpec] = &[
         input_keys: &[],
     },
     ToolSpec {
+        name: "apply_worktree",
+        kind: ToolKind::Edit,
+        description: "Apply a worktree subagent's changes to the main working tree.",
+        read_only: false,
+        label: "ApplyWorktree",
+        input_keys: &["subagent"],
+    },
+    ToolSpec {
         name: "spawn_subagent",
         kind: ToolKind::Task,
         description: "Hand a focused task to a subagent.",

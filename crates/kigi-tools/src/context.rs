@@ -38,6 +38,8 @@ pub struct ToolContext {
     pub bash: BashLimits,
     pub tasks: Arc<TaskRegistry>,
     pub todos: Arc<Mutex<Vec<TodoItem>>>,
+    /// When set, file tools may only write below this folder (a child in its worktree).
+    pub write_root: Option<PathBuf>,
 }
 
 impl ToolContext {
@@ -49,6 +51,47 @@ impl ToolContext {
             bash: BashLimits::default(),
             tasks: Arc::new(TaskRegistry::default()),
             todos: Arc::new(Mutex::new(Vec::new())),
+            write_root: None,
+        }
+    }
+
+    /// Refuses a write outside `write_root`. The nearest existing ancestor is resolved, so
+    /// `..` and symlinks cannot lead out.
+    pub fn check_writable(&self, path: &Path) -> Result<(), String> {
+        let Some(root) = &self.write_root else {
+            return Ok(());
+        };
+        let root = root.canonicalize().unwrap_or_else(|_| root.clone());
+        let mut existing = path.to_path_buf();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            match (
+                existing.file_name().map(|n| n.to_owned()),
+                existing.parent(),
+            ) {
+                (Some(name), Some(parent)) => {
+                    rest.push(name);
+                    existing = parent.to_path_buf();
+                }
+                _ => break,
+            }
+        }
+        let mut resolved = existing.canonicalize().unwrap_or(existing);
+        for name in rest.into_iter().rev() {
+            if name == ".." {
+                resolved.pop();
+            } else {
+                resolved.push(name);
+            }
+        }
+        if resolved.starts_with(&root) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} is outside this agent's worktree ({}); write there instead",
+                path.display(),
+                root.display()
+            ))
         }
     }
 

@@ -314,3 +314,33 @@ fn tool_schemas_are_stable() {
         .collect();
     insta::assert_json_snapshot!("tool_schemas", schemas);
 }
+
+#[tokio::test]
+async fn with_a_write_root_file_tools_cannot_write_outside_it() {
+    let mut ws = Workspace::new();
+    std::fs::create_dir_all(ws.context.cwd.join("wt")).unwrap();
+    ws.context.write_root = Some(ws.context.cwd.join("wt"));
+    ws.write("wt/a.txt", "a");
+    ws.write("outside.txt", "keep");
+    ws.ok("write_file", json!({"path": "wt/b.txt", "content": "b"}))
+        .await;
+    for (tool, args) in [
+        ("write_file", json!({"path": "outside.txt", "content": "x"})),
+        (
+            "write_file",
+            json!({"path": "wt/../sneaky.txt", "content": "x"}),
+        ),
+        (
+            "search_replace",
+            json!({"path": "outside.txt", "old_string": "keep", "new_string": "lost"}),
+        ),
+    ] {
+        let refused = ws.failed(tool, args).await;
+        assert!(
+            refused.contains("is outside this agent's worktree"),
+            "{refused}"
+        );
+    }
+    assert_eq!(ws.read("outside.txt"), "keep");
+    assert!(!ws.context.cwd.join("sneaky.txt").exists());
+}

@@ -8,6 +8,7 @@ pub mod print;
 pub mod progress;
 pub mod sessions;
 pub mod trust;
+pub mod worktree;
 
 use anyhow::Context;
 use kigi_agent::{Discovery, KigiPaths};

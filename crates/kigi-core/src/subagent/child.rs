@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::coordinator::lock;
 use super::result::{ChildStatus, SubagentResult};
 use crate::session::{MessageQueue, Session, TurnError};
+use crate::worktree::Worktree;
 
 /// What stays the same across a child's turns.
 #[derive(Debug, Clone)]
@@ -23,6 +24,8 @@ pub(super) struct ChildMeta {
     pub model_source: &'static str,
     pub persona: Option<String>,
     pub timeout: Duration,
+    /// `isolation: worktree`: where the child works.
+    pub worktree: Option<Worktree>,
 }
 
 /// One child of a session.
@@ -82,7 +85,31 @@ impl Child {
                 }
             }
         };
-        let result = self.result_of(outcome, timed_out, started.elapsed());
+        let mut result = self.result_of(outcome, timed_out, started.elapsed());
+        if let Some(worktree) = self.meta.worktree.clone() {
+            let message = format!("kigi subagent {}: {}", self.id, self.meta.description);
+            let finished = tokio::task::spawn_blocking(move || worktree.finish(&message)).await;
+            result.worktree = Some(match finished {
+                Ok(Ok(summary)) if summary.removed => {
+                    "no changes; the worktree was removed".to_owned()
+                }
+                Ok(Ok(summary)) => format!(
+                    "{} on branch {} ({} file(s) changed; apply_worktree brings them into the main working tree)\n{}",
+                    self.meta
+                        .worktree
+                        .as_ref()
+                        .map_or(String::new(), |w| w.path.display().to_string()),
+                    self.meta
+                        .worktree
+                        .as_ref()
+                        .map_or("", |w| w.branch.as_str()),
+                    summary.changed_files.len(),
+                    summary.stat
+                ),
+                Ok(Err(error)) => format!("could not record the worktree's changes: {error}"),
+                Err(_) => "could not record the worktree's changes".to_owned(),
+            });
+        }
         *lock(&self.result) = Some(result.clone());
         *lock(&self.session) = Some(session);
         if self.background.load(Ordering::Relaxed) {
@@ -115,6 +142,7 @@ impl Child {
             model: self.meta.model.clone(),
             model_source: self.meta.model_source,
             persona: self.meta.persona.clone(),
+            worktree: None,
             backgrounded: self.background.load(Ordering::Relaxed),
         };
         match outcome {

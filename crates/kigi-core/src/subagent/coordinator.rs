@@ -188,8 +188,8 @@ impl Coordinator {
             Some(source) => Some(self.resume_source(source, &spawn.agent_type)?),
             None => None,
         };
-        let mut prepared = self.prepare(&spawn)?;
         let id = format!("sub-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+        let mut prepared = self.prepare(&spawn, &id)?;
         let child_inbox = Arc::new(MessageQueue::default());
         prepared.setup.inbox = Some(Arc::clone(&child_inbox) as Arc<dyn crate::session::Inbox>);
         prepared.setup.runtime.register(Arc::new(NotifyParent {
@@ -227,6 +227,7 @@ impl Coordinator {
                 model_source: prepared.model_source,
                 persona: prepared.persona,
                 timeout: self.timeout,
+                worktree: prepared.worktree,
             },
             background: AtomicBool::new(spawn.background),
             cancel: self.setup.cancel.child_token(),
@@ -363,6 +364,27 @@ impl Coordinator {
             "subagent {} continues with your message in the background; its result arrives at a later step",
             child.id
         ))
+    }
+
+    /// Brings child `target`'s worktree changes into the main working tree.
+    pub async fn apply_worktree(
+        &self,
+        target: &str,
+    ) -> Result<crate::worktree::ApplyOutcome, String> {
+        let child = self.child(target).ok_or_else(|| self.unknown(target))?;
+        let Some(worktree) = child.meta.worktree.clone() else {
+            return Err(format!("subagent {} did not run in a worktree", child.id));
+        };
+        if !child.finished() {
+            return Err(format!(
+                "subagent {} is still running; apply its worktree when it finishes",
+                child.id
+            ));
+        }
+        let cwd = self.setup.cwd.clone();
+        tokio::task::spawn_blocking(move || crate::worktree::apply(&cwd, &worktree.branch))
+            .await
+            .map_err(|_| "the apply was interrupted".to_owned())?
     }
 
     /// The caller's direct children, running first, at most 50.

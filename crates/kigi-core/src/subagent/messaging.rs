@@ -122,3 +122,44 @@ impl Tool for NotifyParent {
         })
     }
 }
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ApplyArgs {
+    /// The subagent (id or name) whose worktree changes to apply.
+    subagent: String,
+}
+
+/// `apply_worktree`: a worktree child's changes into the main working tree.
+#[derive(Debug)]
+pub struct ApplyWorktree(pub Arc<Coordinator>);
+
+impl Tool for ApplyWorktree {
+    fn spec(&self) -> &'static ToolSpec {
+        spec("apply_worktree")
+    }
+
+    fn parameters(&self) -> Value {
+        parameters_of::<ApplyArgs>()
+    }
+
+    fn execute<'a>(&'a self, arguments: Value, _: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let args: ApplyArgs = parse_arguments("apply_worktree", arguments)?;
+            Ok(match self.0.apply_worktree(&args.subagent).await {
+                Ok(crate::worktree::ApplyOutcome::Applied { files }) => ToolOutput::ok(format!(
+                    "applied {} file(s) to the working tree (not staged): {}",
+                    files.len(),
+                    files.join(", ")
+                )),
+                Ok(crate::worktree::ApplyOutcome::Conflicts { files }) => {
+                    ToolOutput::error(format!(
+                        "applied with conflicts in {}: resolve the markers there; the subagent's branch is kept",
+                        files.join(", ")
+                    ))
+                }
+                Err(reason) => ToolOutput::error(reason),
+            })
+        })
+    }
+}

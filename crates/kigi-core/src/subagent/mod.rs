@@ -21,7 +21,7 @@ pub use coordinator::{
     Coordinator, CoordinatorSetup, DEFAULT_AWAIT_BUDGET, DEFAULT_CHILD_TIMEOUT, EnvLookup,
     SpawnOutcome,
 };
-pub use messaging::{ListSubagents, NotifyParent, SendToSubagent};
+pub use messaging::{ApplyWorktree, ListSubagents, NotifyParent, SendToSubagent};
 pub use model_layers::{ModelLayers, ModelPick, ModelSource, pick_model};
 pub use result::{ChildStatus, SubagentResult};
 pub use spawn_args::{CheckedSpawn, DEFAULT_TYPE, SpawnArgs};
@@ -46,6 +46,8 @@ impl SessionSetup {
             .register(Arc::new(SendToSubagent(Arc::clone(coordinator))));
         self.runtime
             .register(Arc::new(ListSubagents(Arc::clone(coordinator))));
+        self.runtime
+            .register(Arc::new(ApplyWorktree(Arc::clone(coordinator))));
         self.inbox = Some(Arc::clone(coordinator) as Arc<dyn crate::session::Inbox>);
         self
     }

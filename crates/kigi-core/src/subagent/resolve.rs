@@ -13,6 +13,7 @@ use super::model_layers::{ModelLayers, pick_model};
 use super::spawn_args::CheckedSpawn;
 use crate::session::{SessionSetup, TokenBudget};
 use crate::session_store::SessionStore;
+use crate::worktree::{self, Worktree};
 
 /// A spawn, resolved.
 pub(super) struct Prepared {
@@ -22,11 +23,12 @@ pub(super) struct Prepared {
     pub persona: Option<String>,
     /// The task, after the persona's reminder.
     pub prompt: String,
+    pub worktree: Option<Worktree>,
 }
 
 impl Coordinator {
     /// Everything that must hold before a child starts, resolved into its setup.
-    pub(super) fn prepare(&self, spawn: &CheckedSpawn) -> Result<Prepared, String> {
+    pub(super) fn prepare(&self, spawn: &CheckedSpawn, id: &str) -> Result<Prepared, String> {
         if !self.setup.config.type_enabled(&spawn.agent_type) {
             return Err(format!(
                 "subagent_type `{}` is disabled by [subagents.toggle]",
@@ -80,13 +82,14 @@ impl Coordinator {
             )),
             None => None,
         };
-        if let Some((name, _, value)) = &persona
-            && value.default_isolation.as_deref() == Some("worktree")
-            && spawn.cwd.is_none()
-        {
-            return Err(format!(
-                "persona `{name}` asks for worktree isolation, which is not available in this build of kigi yet"
-            ));
+        // Isolation: spawn-time, then the persona's default, then none.
+        let isolate = spawn.worktree
+            || (spawn.cwd.is_none()
+                && persona
+                    .as_ref()
+                    .is_some_and(|(_, _, p)| p.default_isolation.as_deref() == Some("worktree")));
+        if isolate {
+            worktree::repo_root(&self.setup.cwd)?;
         }
         let routed = self
             .setup
@@ -116,6 +119,22 @@ impl Coordinator {
             })?,
         };
         let mode = child_permission(self.setup.parent_mode, definition.permission_mode);
+        // Everything is checked: only now is a worktree made, so a refusal leaves none behind.
+        let worktree = if isolate {
+            let dir = self
+                .setup
+                .discovery
+                .paths
+                .kigi_home
+                .join("worktrees")
+                .join(&self.setup.session_id)
+                .join(id);
+            let branch = format!("{}{}/{id}", worktree::BRANCH_PREFIX, self.setup.session_id);
+            Some(worktree::create(&self.setup.cwd, &dir, &branch)?)
+        } else {
+            None
+        };
+        let cwd = worktree.as_ref().map_or(cwd, |w| w.path.clone());
         let agent = child_agent(
             definition,
             capability,
@@ -128,6 +147,9 @@ impl Coordinator {
         let mut setup =
             SessionSetup::for_agent(&agent, client, ToolRegistry::built_in(), &cwd, Some(mode));
         setup.runtime = setup.runtime.at_depth(1);
+        if let Some(worktree) = &worktree {
+            setup.runtime.set_write_root(&worktree.path);
+        }
         setup.token_budget = TokenBudget {
             own: self.setup.config.max_tokens_per_child,
             tree: self.tree.clone(),
@@ -155,6 +177,7 @@ impl Coordinator {
             None => spawn.prompt.clone(),
         };
         Ok(Prepared {
+            worktree,
             setup,
             model,
             model_source: pick.source.as_str(),

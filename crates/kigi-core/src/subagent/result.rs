@@ -46,6 +46,8 @@ pub struct SubagentResult {
     pub model_source: &'static str,
     /// The persona applied, if any.
     pub persona: Option<String>,
+    /// `isolation: worktree`: where its changes are, and what they are.
+    pub worktree: Option<String>,
     /// True when it outlived the foreground wait and finished in the background.
     pub backgrounded: bool,
 }
@@ -72,6 +74,9 @@ impl SubagentResult {
         );
         if let Some(persona) = &self.persona {
             out.push_str(&format!(", persona {persona}"));
+        }
+        if let Some(worktree) = &self.worktree {
+            out.push_str(&format!("\nworktree: {worktree}"));
         }
         if let Some(error) = &self.error {
             out.push_str(&format!("\nerror: {error}"));

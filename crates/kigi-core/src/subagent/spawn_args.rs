@@ -58,6 +58,8 @@ pub struct CheckedSpawn {
     pub persona: Option<String>,
     /// The completed subagent whose conversation this one carries on.
     pub resume_from: Option<String>,
+    /// `isolation: worktree`.
+    pub worktree: bool,
 }
 
 /// The type used when none is named.
@@ -91,16 +93,18 @@ impl SpawnArgs {
                 }
             },
         };
-        match self.isolation.as_deref() {
-            None | Some("none") => {}
+        let worktree = match self.isolation.as_deref() {
+            None | Some("none") => false,
             Some("worktree") if self.cwd.is_some() => {
                 problems.push("cwd and isolation `worktree` cannot be combined".to_owned());
+                false
             }
-            Some("worktree") => problems.push(
-                "isolation `worktree` is not available in this build of kigi yet; use isolation `none`".to_owned(),
-            ),
-            Some(other) => problems.push(format!("isolation `{other}` is unknown (none or worktree)")),
-        }
+            Some("worktree") => true,
+            Some(other) => {
+                problems.push(format!("isolation `{other}` is unknown (none or worktree)"));
+                false
+            }
+        };
         if let Some(name) = &self.name
             && (name.is_empty()
                 || !name
@@ -130,6 +134,7 @@ impl SpawnArgs {
             model: self.model,
             persona: self.persona,
             resume_from: self.resume_from,
+            worktree,
         })
     }
 }

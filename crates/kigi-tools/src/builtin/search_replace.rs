@@ -41,6 +41,9 @@ impl Tool for SearchReplace {
         Box::pin(async move {
             let args: Args = parse_arguments("search_replace", arguments)?;
             let path = context.resolve(&args.path);
+            if let Err(reason) = context.check_writable(&path) {
+                return Ok(ToolOutput::error(reason));
+            }
             let shown = context.display(&path);
             super::blocking("search_replace", move || edit(&path, &shown, &args)).await
         })

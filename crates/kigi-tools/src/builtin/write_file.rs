@@ -33,6 +33,9 @@ impl Tool for WriteFile {
         Box::pin(async move {
             let args: Args = parse_arguments("write_file", arguments)?;
             let path = context.resolve(&args.path);
+            if let Err(reason) = context.check_writable(&path) {
+                return Ok(ToolOutput::error(reason));
+            }
             let shown = context.display(&path);
             super::blocking("write_file", move || {
                 let existed = path.exists();
