@@ -1009,3 +1009,72 @@ async fn worktree_isolation_outside_git_is_refused() {
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn kill_timeout_and_the_tree_budget_each_stop_a_child_and_say_why() {
+    let spend = |marker: &str| {
+        Script::matching(
+            marker,
+            vec![
+                Step {
+                    usage: Some(ScriptedUsage {
+                        input: 900,
+                        output: 100,
+                        cached: 0,
+                    }),
+                    ..calls(vec![call("list_dir", json!({}))])
+                },
+                Step::text(format!("{marker} finished")),
+            ],
+        )
+    };
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![spawn_call(json!({"prompt": "#stuck1", "description": "stuck child", "name": "stuck", "background": true}))]),
+                calls(vec![call("kill_task", json!({"task_id": "stuck"}))]),
+                calls(vec![spawn_call(json!({"prompt": "#stuck2", "description": "slow child"}))]),
+                calls(vec![spawn_call(json!({"prompt": "#t1", "description": "first spender"}))]),
+                calls(vec![spawn_call(json!({"prompt": "#t2", "description": "second spender"}))]),
+                Step::text("ok"),
+            ]),
+            Script::matching("#stuck1", vec![Step::text("never").after_faults(vec![Fault::Hang])]),
+            Script::matching("#stuck2", vec![Step::text("never").after_faults(vec![Fault::Hang])]),
+            Script { steps: vec![Step { usage: Some(ScriptedUsage { input: 900, output: 100, cached: 0 }), ..Step::text("#t1 finished") }], ..Script::matching("#t1", vec![]) },
+            spend("#t2"),
+        ],
+        "[subagents]\ntimeout_ms = 300\nmax_tokens_per_tree = 1500\n",
+    )
+    .await;
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let parent = tree.requests_of("#parent");
+    let killed = &Tree::tool_results(&parent[2])[1];
+    assert!(
+        killed.contains("cancelled") && killed.contains("turn.cancelled"),
+        "{killed}"
+    );
+    let gone = tree
+        .server
+        .wait_for(Duration::from_secs(30), |log| {
+            log.iter()
+                .any(|r| r.script.as_deref() == Some("#stuck1") && r.client_gone_at.is_some())
+        })
+        .await;
+    assert!(gone, "the killed child's request was never dropped");
+    let timed_out = &Tree::tool_results(&parent[3])[2];
+    assert!(
+        timed_out.contains("timed out") && timed_out.contains("task.timeout: stopped after 0.3s"),
+        "{timed_out}"
+    );
+    let first = &Tree::tool_results(&parent[4])[3];
+    assert!(
+        first.contains("completed") && first.contains("resume_from \"sub-3\""),
+        "{first}"
+    );
+    let second = &Tree::tool_results(&parent[5])[4];
+    assert!(
+        second.contains("budget.tokens: session tree token budget spent (2000 of 1500)"),
+        "{second}"
+    );
+}

@@ -26,6 +26,9 @@ pub(super) struct ChildMeta {
     pub timeout: Duration,
     /// `isolation: worktree`: where the child works.
     pub worktree: Option<Worktree>,
+    /// Effort and isolation with the layer that chose them, for the result.
+    pub effort: Option<String>,
+    pub isolation: Option<String>,
 }
 
 /// One child of a session.
@@ -142,6 +145,8 @@ impl Child {
             model: self.meta.model.clone(),
             model_source: self.meta.model_source,
             persona: self.meta.persona.clone(),
+            effort: self.meta.effort.clone(),
+            isolation: self.meta.isolation.clone(),
             worktree: None,
             backgrounded: self.background.load(Ordering::Relaxed),
         };
@@ -155,7 +160,7 @@ impl Child {
             Err(_) if timed_out => {
                 result.status = ChildStatus::TimedOut;
                 result.error = Some(format!(
-                    "task.timeout: stopped after {:.0}s",
+                    "task.timeout: stopped after {:.1}s",
                     self.meta.timeout.as_secs_f64()
                 ));
             }

@@ -228,6 +228,8 @@ impl Coordinator {
                 persona: prepared.persona,
                 timeout: self.timeout,
                 worktree: prepared.worktree,
+                effort: prepared.effort,
+                isolation: prepared.isolation,
             },
             background: AtomicBool::new(spawn.background),
             cancel: self.setup.cancel.child_token(),

@@ -24,6 +24,8 @@ pub(super) struct Prepared {
     /// The task, after the persona's reminder.
     pub prompt: String,
     pub worktree: Option<Worktree>,
+    pub effort: Option<String>,
+    pub isolation: Option<String>,
 }
 
 impl Coordinator {
@@ -176,8 +178,28 @@ impl Coordinator {
             ),
             None => spawn.prompt.clone(),
         };
+        let isolation = worktree.as_ref().map(|_| {
+            if spawn.worktree {
+                "worktree (spawn-time)"
+            } else {
+                "worktree (persona)"
+            }
+            .to_owned()
+        });
+        let effort = match (
+            persona
+                .as_ref()
+                .and_then(|(_, _, p)| p.reasoning_effort.clone()),
+            &agent.definition.effort,
+        ) {
+            (Some(effort), _) => Some(format!("{effort} (persona)")),
+            (None, Some(effort)) => Some(format!("{effort} (agent definition)")),
+            (None, None) => None,
+        };
         Ok(Prepared {
             worktree,
+            effort,
+            isolation,
             setup,
             model,
             model_source: pick.source.as_str(),

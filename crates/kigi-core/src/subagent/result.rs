@@ -46,6 +46,10 @@ pub struct SubagentResult {
     pub model_source: &'static str,
     /// The persona applied, if any.
     pub persona: Option<String>,
+    /// Reasoning effort and the layer that set it (`high (persona)`), when one did.
+    pub effort: Option<String>,
+    /// `worktree (spawn-time)` or `worktree (persona)` when isolated.
+    pub isolation: Option<String>,
     /// `isolation: worktree`: where its changes are, and what they are.
     pub worktree: Option<String>,
     /// True when it outlived the foreground wait and finished in the background.
@@ -75,11 +79,24 @@ impl SubagentResult {
         if let Some(persona) = &self.persona {
             out.push_str(&format!(", persona {persona}"));
         }
+        if let Some(effort) = &self.effort {
+            out.push_str(&format!(", effort {effort}"));
+        }
+        if let Some(isolation) = &self.isolation {
+            out.push_str(&format!(", isolation {isolation}"));
+        }
         if let Some(worktree) = &self.worktree {
             out.push_str(&format!("\nworktree: {worktree}"));
         }
         if let Some(error) = &self.error {
             out.push_str(&format!("\nerror: {error}"));
+        }
+        if self.status == ChildStatus::Completed {
+            out.push_str(&format!(
+                "\nto carry on its work: spawn_subagent with resume_from \"{}\" and subagent_type \"{}\"",
+                self.name.as_deref().unwrap_or(&self.id),
+                self.agent_type
+            ));
         }
         if !self.message.is_empty() {
             out.push_str("\n--- its final message ---\n");
