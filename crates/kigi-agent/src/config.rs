@@ -22,6 +22,7 @@ pub struct KigiConfig {
     /// `[models.<alias>]`: only the alias names matter here (the model layer reads the rest).
     pub models: BTreeMap<String, toml::Table>,
     pub subagents: crate::subagents_config::SubagentsConfig,
+    pub swarm: crate::swarm_config::SwarmConfig,
 }
 
 /// `[agents]`.

@@ -151,6 +151,8 @@ pub struct Discovery {
     pub model_aliases: Vec<String>,
     /// `[subagents]`, for the coordinator.
     pub subagents: crate::SubagentsConfig,
+    /// `[swarm]`, for the swarm engine.
+    pub swarm: crate::SwarmConfig,
 }
 
 impl Discovery {
@@ -161,6 +163,7 @@ impl Discovery {
             trust,
             model_aliases: config.model_aliases(),
             subagents: config.subagents.clone(),
+            swarm: config.swarm.clone(),
         }
     }
 

@@ -27,6 +27,7 @@ mod settings;
 mod skills;
 mod starter;
 mod subagents_config;
+mod swarm_config;
 mod template;
 mod tool_list;
 mod toolset;
@@ -55,6 +56,7 @@ pub use settings::{
 pub use skills::Skill;
 pub use starter::{create_agent_file, starter_definition};
 pub use subagents_config::SubagentsConfig;
+pub use swarm_config::SwarmConfig;
 pub use template::PromptEnvironment;
 pub use toolset::{ResolvedTool, resolve_tools};
 pub use trust::{TrustStore, gate_untrusted};

@@ -11,6 +11,7 @@ mod session_id;
 mod session_store;
 mod setup;
 pub mod subagent;
+pub mod swarm;
 mod tool_runtime;
 mod transcript;
 mod wire_record;

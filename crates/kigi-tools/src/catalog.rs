@@ -142,6 +142,14 @@ const BUILT_IN: &[ToolSpec] = &[
         input_keys: &["subagent"],
     },
     ToolSpec {
+        name: "agent_swarm",
+        kind: ToolKind::AgentSwarm,
+        description: "Run one prompt template over 2-128 items, one subagent per item, and get one aggregate.",
+        read_only: false,
+        label: "AgentSwarm",
+        input_keys: &["description"],
+    },
+    ToolSpec {
         name: "spawn_subagent",
         kind: ToolKind::Task,
         description: "Hand a focused task to a subagent.",

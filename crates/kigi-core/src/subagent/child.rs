@@ -17,7 +17,7 @@ use crate::worktree::Worktree;
 
 /// What stays the same across a child's turns.
 #[derive(Debug, Clone)]
-pub(super) struct ChildMeta {
+pub(crate) struct ChildMeta {
     pub agent_type: String,
     pub description: String,
     pub model: String,
@@ -33,7 +33,7 @@ pub(super) struct ChildMeta {
 
 /// One child of a session.
 #[derive(Debug)]
-pub(super) struct Child {
+pub(crate) struct Child {
     pub id: String,
     pub name: Option<String>,
     pub meta: ChildMeta,
@@ -148,6 +148,7 @@ impl Child {
             effort: self.meta.effort.clone(),
             isolation: self.meta.isolation.clone(),
             worktree: None,
+            rate_limited: false,
             backgrounded: self.background.load(Ordering::Relaxed),
         };
         match outcome {
@@ -167,6 +168,11 @@ impl Child {
             Err(TurnError::Cancelled) => {
                 result.status = ChildStatus::Cancelled;
                 result.error = Some("turn.cancelled: the subagent was cancelled".into());
+            }
+            Err(TurnError::Model(error)) if error.is_rate_limited() => {
+                result.status = ChildStatus::Failed;
+                result.rate_limited = true;
+                result.error = Some(format!("model.rate_limited: {error}"));
             }
             Err(TurnError::EmptyCompletion) => {
                 result.status = ChildStatus::Failed;

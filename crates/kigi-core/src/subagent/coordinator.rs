@@ -136,6 +136,16 @@ impl Coordinator {
         })
     }
 
+    /// `[swarm]`, for `agent_swarm`.
+    pub fn swarm_config(&self) -> &kigi_agent::SwarmConfig {
+        &self.setup.discovery.swarm
+    }
+
+    /// The environment lookup children and swarms read.
+    pub fn env(&self) -> EnvLookup {
+        Arc::clone(&self.setup.env)
+    }
+
     /// Whether subagents are on at all (`[subagents] enabled`, `KIGI_SUBAGENTS`).
     pub fn enabled(&self) -> bool {
         self.setup.config.enabled_with(&*self.setup.env)
@@ -184,6 +194,20 @@ impl Coordinator {
         spawn: CheckedSpawn,
         turn_cancel: &CancellationToken,
     ) -> Result<SpawnOutcome, String> {
+        let background = spawn.background;
+        let child = self.start(spawn)?;
+        let id = child.id.clone();
+        if background {
+            return Ok(SpawnOutcome::Background {
+                id,
+                backgrounded: false,
+            });
+        }
+        self.await_foreground(&child, turn_cancel).await
+    }
+
+    /// Starts a child and returns at once; nobody waits for it yet.
+    pub(crate) fn start(&self, spawn: CheckedSpawn) -> Result<Arc<Child>, String> {
         let source = match &spawn.resume_from {
             Some(source) => Some(self.resume_source(source, &spawn.agent_type)?),
             None => None,
@@ -244,12 +268,17 @@ impl Coordinator {
             prepared.prompt,
             Arc::clone(&self.inbox),
         ));
-        if spawn.background {
-            return Ok(SpawnOutcome::Background {
-                id,
-                backgrounded: false,
-            });
-        }
+        Ok(child)
+    }
+
+    /// Waits for a foreground child up to the budget; past it, the child moves to the
+    /// background and keeps running.
+    pub(crate) async fn await_foreground(
+        &self,
+        child: &Arc<Child>,
+        turn_cancel: &CancellationToken,
+    ) -> Result<SpawnOutcome, String> {
+        let id = child.id.clone();
         tokio::select! {
             _ = child.wait(self.await_budget) => {
                 if !child.finished() {

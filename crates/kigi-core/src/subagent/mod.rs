@@ -4,7 +4,7 @@
 //! runs with; `coordinator` starts, waits for and keeps children; `tools` are what the model
 //! calls.
 
-mod child;
+pub(crate) mod child;
 mod child_agent;
 mod coordinator;
 mod messaging;
@@ -36,6 +36,11 @@ impl SessionSetup {
         if !coordinator.enabled() {
             return self;
         }
+        self.runtime.register(Arc::new(crate::swarm::AgentSwarm {
+            coordinator: Arc::clone(coordinator),
+            config: coordinator.swarm_config().clone(),
+            env: coordinator.env(),
+        }));
         self.runtime
             .register(Arc::new(SpawnSubagent(Arc::clone(coordinator))));
         self.runtime

@@ -253,6 +253,23 @@ impl Coordinator {
         ))
     }
 
+    /// Whether `agent_type` can be spawned (known, not switched off).
+    pub(crate) fn check_spawnable_type(&self, agent_type: &str) -> Result<(), String> {
+        if !self.setup.config.type_enabled(agent_type) {
+            return Err(format!(
+                "subagent_type `{agent_type}` is disabled by [subagents.toggle]"
+            ));
+        }
+        self.type_definition(agent_type).map(|_| ())
+    }
+
+    /// Whether an explicitly requested model alias resolves.
+    pub(crate) fn check_model_alias(&self, alias: &str) -> Result<(), String> {
+        self.client_for(alias)
+            .map(|_| ())
+            .map_err(|e| format!("model `{alias}` cannot be used: {e}"))
+    }
+
     fn client_for(&self, alias: &str) -> Result<ModelClient, String> {
         let flags = ModelFlags {
             model: Some(alias.to_owned()),

@@ -52,6 +52,9 @@ pub struct SubagentResult {
     pub isolation: Option<String>,
     /// `isolation: worktree`: where its changes are, and what they are.
     pub worktree: Option<String>,
+    /// The model provider throttled it (the typed flag from the model layer; the swarm
+    /// scheduler reads it).
+    pub rate_limited: bool,
     /// True when it outlived the foreground wait and finished in the background.
     pub backgrounded: bool,
 }

@@ -1,0 +1,117 @@
+//! The subagent coordinator as the swarm's backend: a member is a child started through the
+//! same coordinator as `spawn_subagent` (no second way to start a child), awaited up to the
+//! foreground budget, then reported as backgrounded if it is still running.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kigi_agent::SwarmConfig;
+use tokio_util::sync::CancellationToken;
+
+use super::engine::{EngineSettings, IdSlot, MemberFuture, MemberRun, SwarmBackend, member_budget};
+use super::plan::{MemberSpec, PlanContext, SwarmPlan};
+use super::schedule::Schedule;
+use crate::subagent::{CheckedSpawn, ChildStatus, Coordinator, SpawnOutcome};
+
+/// Runs members as children of `coordinator`.
+#[derive(Debug)]
+pub struct CoordinatorBackend {
+    pub coordinator: Arc<Coordinator>,
+    pub plan: SwarmPlan,
+}
+
+impl SwarmBackend for CoordinatorBackend {
+    fn run(&self, member: &MemberSpec, cancel: CancellationToken, id: IdSlot) -> MemberFuture {
+        let coordinator = Arc::clone(&self.coordinator);
+        let spawn = CheckedSpawn {
+            prompt: member.prompt.clone(),
+            description: format!("{} #{}", self.plan.description, member.index + 1),
+            agent_type: self.plan.subagent_type.clone(),
+            background: false,
+            capability_mode: self.plan.capability_mode,
+            cwd: None,
+            name: None,
+            model: self.plan.model.clone(),
+            persona: None,
+            resume_from: None,
+            worktree: self.plan.worktree,
+        };
+        Box::pin(async move {
+            let child = match coordinator.start(spawn) {
+                Ok(child) => child,
+                Err(error) => return MemberRun::Failed { error },
+            };
+            if let Ok(mut slot) = id.lock() {
+                *slot = Some(child.id.clone());
+            }
+            match coordinator.await_foreground(&child, &cancel).await {
+                Ok(SpawnOutcome::Background { .. }) => MemberRun::Backgrounded,
+                Ok(SpawnOutcome::Finished(result)) => match result.status {
+                    ChildStatus::Completed => MemberRun::Completed {
+                        output: result.message.clone(),
+                        tokens: result.usage.input_tokens + result.usage.output_tokens,
+                    },
+                    ChildStatus::Cancelled => MemberRun::Cancelled,
+                    _ if result.rate_limited => MemberRun::RateLimited {
+                        error: result.error.clone().unwrap_or_default(),
+                    },
+                    _ => MemberRun::Failed {
+                        error: result.error.clone().unwrap_or_else(|| "failed".into()),
+                    },
+                },
+                Err(_) if cancel.is_cancelled() => MemberRun::Cancelled,
+                Err(error) => MemberRun::Failed { error },
+            }
+        })
+    }
+}
+
+impl PlanContext for Coordinator {
+    fn depth(&self) -> u8 {
+        0
+    }
+
+    fn check_type(&self, agent_type: &str) -> Result<(), String> {
+        self.check_spawnable_type(agent_type)
+    }
+
+    fn check_model(&self, model: &str) -> Result<(), String> {
+        self.check_model_alias(model)
+    }
+}
+
+/// Engine settings from `[swarm]`, with `KIGI_SWARM_MAX_CONCURRENCY` (read through `env`)
+/// beating the file, for a swarm of `members`.
+pub fn swarm_settings(
+    config: &SwarmConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+    members: usize,
+) -> EngineSettings {
+    let defaults = EngineSettings::default();
+    let max_concurrency = env("KIGI_SWARM_MAX_CONCURRENCY")
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .or(config.max_concurrency)
+        .unwrap_or(defaults.schedule.max_concurrency)
+        .clamp(1, super::plan::MAX_ITEMS);
+    EngineSettings {
+        schedule: Schedule {
+            initial_burst: config
+                .initial_burst
+                .unwrap_or(defaults.schedule.initial_burst),
+            interval: config
+                .launch_interval_ms
+                .map_or(defaults.schedule.interval, Duration::from_millis),
+            max_concurrency,
+        },
+        rate_limit_retries: config
+            .rate_limit_retries
+            .unwrap_or(defaults.rate_limit_retries),
+        retry_delay: config
+            .retry_delay_ms
+            .map_or(defaults.retry_delay, Duration::from_millis),
+        deadline: config
+            .deadline_ms
+            .map_or(defaults.deadline, Duration::from_millis),
+        member_output_chars: member_budget(members),
+    }
+}

@@ -1,0 +1,238 @@
+//! `plan`: validate a swarm request and expand its template over the items. Pure. Every
+//! fault is reported at once, before a single member starts: a half-launched swarm is
+//! expensive to unwind.
+
+use std::collections::HashSet;
+
+use kigi_tools::CapabilityMode;
+
+/// The placeholder every template must contain.
+pub const ITEM_PLACEHOLDER: &str = "{{item}}";
+/// Fewest and most items.
+pub const MIN_ITEMS: usize = 2;
+pub const MAX_ITEMS: usize = 128;
+
+/// What the caller asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SwarmRequest {
+    pub description: String,
+    pub prompt_template: String,
+    pub items: Vec<String>,
+    pub subagent_type: Option<String>,
+    pub capability_mode: Option<String>,
+    pub isolation: Option<String>,
+    pub model: Option<String>,
+}
+
+/// What the planner may ask of its surroundings.
+pub trait PlanContext {
+    /// 0 for a main agent; a child (1) cannot start a swarm.
+    fn depth(&self) -> u8;
+    /// `Err(reason)` when `agent_type` cannot be spawned.
+    fn check_type(&self, agent_type: &str) -> Result<(), String>;
+    /// `Err(reason)` when an explicitly requested model cannot be used.
+    fn check_model(&self, model: &str) -> Result<(), String>;
+}
+
+/// One member to start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberSpec {
+    /// Position in `items` (results are reported in this order).
+    pub index: usize,
+    pub item: String,
+    pub prompt: String,
+}
+
+/// A validated swarm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwarmPlan {
+    pub description: String,
+    pub subagent_type: String,
+    pub capability_mode: Option<CapabilityMode>,
+    pub worktree: bool,
+    pub model: Option<String>,
+    pub members: Vec<MemberSpec>,
+}
+
+/// Validates and expands, reporting every fault.
+pub fn plan(request: &SwarmRequest, context: &dyn PlanContext) -> Result<SwarmPlan, Vec<String>> {
+    let mut faults = Vec::new();
+    if context.depth() > 0 {
+        faults.push("depth limit: a subagent cannot start a swarm".to_owned());
+    }
+    if request.description.trim().is_empty() {
+        faults.push("description is empty".to_owned());
+    }
+    if !request.prompt_template.contains(ITEM_PLACEHOLDER) {
+        faults.push(format!(
+            "prompt_template does not contain {ITEM_PLACEHOLDER}"
+        ));
+    }
+    let count = request.items.len();
+    if count < MIN_ITEMS {
+        faults.push(format!(
+            "items has {count}; a swarm needs at least {MIN_ITEMS} (use spawn_subagent for one)"
+        ));
+    } else if count > MAX_ITEMS {
+        faults.push(format!("items has {count}; at most {MAX_ITEMS}"));
+    }
+    let members: Vec<MemberSpec> = request
+        .items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| MemberSpec {
+            index,
+            item: item.clone(),
+            prompt: request.prompt_template.replace(ITEM_PLACEHOLDER, item),
+        })
+        .collect();
+    let mut seen = HashSet::new();
+    let mut duplicates = Vec::new();
+    for member in &members {
+        if !seen.insert(member.prompt.as_str()) {
+            duplicates.push(format!("#{} ({:?})", member.index + 1, member.item));
+        }
+    }
+    if !duplicates.is_empty() {
+        faults.push(format!(
+            "items {} expand to prompts already in the list",
+            duplicates.join(", ")
+        ));
+    }
+    let subagent_type = request
+        .subagent_type
+        .clone()
+        .unwrap_or_else(|| crate::subagent::DEFAULT_TYPE.to_owned());
+    if let Err(reason) = context.check_type(&subagent_type) {
+        faults.push(reason);
+    }
+    let capability_mode = match request.capability_mode.as_deref() {
+        None => None,
+        Some(mode) => {
+            match mode.parse::<CapabilityMode>() {
+                Ok(mode) => Some(mode),
+                Err(_) => {
+                    faults.push(format!("capability_mode `{mode}` is unknown (read-only, read-write, execute or all)"));
+                    None
+                }
+            }
+        }
+    };
+    let worktree = match request.isolation.as_deref() {
+        None | Some("none") => false,
+        Some("worktree") => true,
+        Some(other) => {
+            faults.push(format!("isolation `{other}` is unknown (none or worktree)"));
+            false
+        }
+    };
+    if let Some(model) = &request.model
+        && let Err(reason) = context.check_model(model)
+    {
+        faults.push(reason);
+    }
+    if !faults.is_empty() {
+        return Err(faults);
+    }
+    Ok(SwarmPlan {
+        description: request.description.trim().to_owned(),
+        subagent_type,
+        capability_mode,
+        worktree,
+        model: request.model.clone(),
+        members,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Context {
+        depth: u8,
+    }
+
+    impl PlanContext for Context {
+        fn depth(&self) -> u8 {
+            self.depth
+        }
+        fn check_type(&self, agent_type: &str) -> Result<(), String> {
+            if agent_type == "general-purpose" || agent_type == "explore" {
+                Ok(())
+            } else {
+                Err(format!("unknown subagent_type `{agent_type}`"))
+            }
+        }
+        fn check_model(&self, model: &str) -> Result<(), String> {
+            if model == "kimi" {
+                Ok(())
+            } else {
+                Err(format!("model `{model}` is not configured"))
+            }
+        }
+    }
+
+    fn request(items: &[&str]) -> SwarmRequest {
+        SwarmRequest {
+            description: "review files".into(),
+            prompt_template: "Review {{item}} carefully.".into(),
+            items: items.iter().map(|s| (*s).to_owned()).collect(),
+            ..SwarmRequest::default()
+        }
+    }
+
+    #[test]
+    fn expands_the_template_in_item_order() {
+        let plan = plan(&request(&["a.rs", "b.rs"]), &Context { depth: 0 }).unwrap();
+        assert_eq!(plan.subagent_type, "general-purpose");
+        let prompts: Vec<&str> = plan.members.iter().map(|m| m.prompt.as_str()).collect();
+        assert_eq!(
+            prompts,
+            ["Review a.rs carefully.", "Review b.rs carefully."]
+        );
+    }
+
+    #[test]
+    fn every_fault_is_reported_at_once() {
+        let bad = SwarmRequest {
+            description: " ".into(),
+            prompt_template: "Review it.".into(),
+            items: vec!["x".into()],
+            subagent_type: Some("wizard".into()),
+            capability_mode: Some("root".into()),
+            isolation: Some("vm".into()),
+            model: Some("gpt-9".into()),
+        };
+        let faults = plan(&bad, &Context { depth: 1 }).unwrap_err();
+        let text = faults.join("\n");
+        for expected in [
+            "depth limit",
+            "description is empty",
+            "does not contain {{item}}",
+            "items has 1; a swarm needs at least 2",
+            "unknown subagent_type `wizard`",
+            "capability_mode `root`",
+            "isolation `vm`",
+            "model `gpt-9` is not configured",
+        ] {
+            assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+        }
+        assert_eq!(faults.len(), 8);
+    }
+
+    #[test]
+    fn too_many_items_and_duplicates_are_faults() {
+        let many: Vec<String> = (0..129).map(|n| format!("f{n}")).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(
+            plan(&request(&refs), &Context { depth: 0 }).unwrap_err()[0]
+                .contains("items has 129; at most 128")
+        );
+        let faults = plan(&request(&["a", "b", "a"]), &Context { depth: 0 }).unwrap_err();
+        assert_eq!(
+            faults,
+            ["items #3 (\"a\") expand to prompts already in the list"]
+        );
+        assert!(plan(&request(&refs[..128]), &Context { depth: 0 }).is_ok());
+    }
+}
