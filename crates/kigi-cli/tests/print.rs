@@ -594,3 +594,195 @@ fn worktree_branches_can_be_listed_applied_and_discarded() {
         stderr(&bad)
     );
 }
+
+#[test]
+fn kigi_swarm_runs_the_items_of_a_file_and_prints_the_aggregate() {
+    let scripts = ScriptSet::default().with(Script {
+        name: "member".into(),
+        marker: None,
+        steps: vec![Step::text("checked")],
+    });
+    let env = Env::with_scripts(scripts);
+    let lines = env.write("items.txt", "alpha\nbeta\n\ngamma\n");
+    let out = env.kigi(&[
+        "swarm",
+        "--template",
+        "check {{item}}",
+        "--items-file",
+        lines.to_str().unwrap(),
+        "--output-format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = result_of(&out);
+    let items: Vec<&str> = report["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["item"].as_str().unwrap())
+        .collect();
+    assert_eq!(items, ["alpha", "beta", "gamma"]);
+    assert!(
+        report["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["outcome"] == "completed" && m["output"] == "checked")
+    );
+    assert!(
+        stderr(&out).contains("3/3") && stderr(&out).contains("completed 3"),
+        "{}",
+        stderr(&out)
+    );
+    let id = report["session_id"].as_str().unwrap();
+    let show = env.kigi(&["sessions", "show", id, "--agent", "sub-3"]);
+    assert!(stdout(&show).contains("check gamma"), "{}", stdout(&show));
+    let json = env.write("items.json", "[\"one\", \"two\"]");
+    let text = env.kigi(&[
+        "swarm",
+        "--template",
+        "check {{item}}",
+        "--items-file",
+        json.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&text).starts_with("swarm \"swarm\": 2 members in"),
+        "{}",
+        stdout(&text)
+    );
+    let bad = env.kigi(&[
+        "swarm",
+        "--template",
+        "no placeholder",
+        "--items-file",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains("nothing was started") && stderr(&bad).contains("{{item}}"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+#[test]
+fn ctrl_c_cancels_a_swarm_and_still_reports_what_finished() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching("#fast", vec![Step::text("done fast")]))
+        .with(Script::matching(
+            "#slow",
+            vec![Step::text("never").after_faults(vec![Fault::Hang])],
+        ));
+    let env = Env::with_scripts(scripts);
+    let items = env.write("items.txt", "#fast-1\n#slow-1\n#fast-2\n#slow-2\n");
+    let child = env
+        .command(&[
+            "swarm",
+            "--template",
+            "do {{item}}",
+            "--items-file",
+            items.to_str().unwrap(),
+            "--output-format",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ready = env
+        .runtime
+        .block_on(env.server().wait_for(Duration::from_secs(30), |log| {
+            log.iter()
+                .filter(|r| r.script.as_deref() == Some("#slow"))
+                .count()
+                == 2
+                && log
+                    .iter()
+                    .filter(|r| r.script.as_deref() == Some("#fast"))
+                    .count()
+                    == 2
+        }));
+    assert!(ready);
+    // The fast members answer at once; give their results time to land before interrupting.
+    let settled = env.runtime.block_on(async {
+        tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                let sessions = std::fs::read_dir(env.home.join("sessions"))
+                    .map(|d| d.count())
+                    .unwrap_or(0);
+                if sessions > 0 {
+                    let dir = std::fs::read_dir(env.home.join("sessions"))
+                        .unwrap()
+                        .next()
+                        .unwrap()
+                        .unwrap()
+                        .path();
+                    let finished = (1..=4)
+                        .filter(|n| {
+                            std::fs::read_to_string(dir.join(format!("agents/sub-{n}/wire.jsonl")))
+                                .is_ok_and(|t| t.contains("\"turn_end\""))
+                        })
+                        .count();
+                    if finished == 2 {
+                        return;
+                    }
+                }
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+    });
+    if settled.is_err() {
+        let mut seen = String::new();
+        for dir in std::fs::read_dir(env.home.join("sessions"))
+            .unwrap()
+            .flatten()
+        {
+            for n in 1..=4 {
+                let wire = dir.path().join(format!("agents/sub-{n}/wire.jsonl"));
+                seen.push_str(&format!(
+                    "\n{}: {}",
+                    wire.display(),
+                    std::fs::read_to_string(&wire).unwrap_or_default()
+                ));
+            }
+        }
+        panic!(
+            "the fast members never finished:{seen}\nserver: {:?}",
+            env.server()
+                .requests()
+                .iter()
+                .map(|r| (&r.script, &r.served))
+                .collect::<Vec<_>>()
+        );
+    }
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let report = result_of(&out);
+    let outcomes: Vec<&str> = report["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        outcomes,
+        ["completed", "cancelled", "completed", "cancelled"]
+    );
+    let gone = env
+        .runtime
+        .block_on(env.server().wait_for(Duration::from_secs(30), |log| {
+            log.iter()
+                .filter(|r| r.script.as_deref() == Some("#slow") && r.client_gone_at.is_some())
+                .count()
+                == 2
+        }));
+    assert!(gone, "the cancelled members' requests were never dropped");
+}

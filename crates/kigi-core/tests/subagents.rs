@@ -1078,3 +1078,60 @@ async fn kill_timeout_and_the_tree_budget_each_stop_a_child_and_say_why() {
         "{second}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_swarm_of_128_runs_through_the_coordinator_and_reports_in_item_order() {
+    let items: Vec<String> = (1..=128).map(|n| format!("file{n:03}.rs")).collect();
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                calls(vec![call("agent_swarm", json!({
+                    "description": "summarize files",
+                    "prompt_template": "Summarize {{item}} in one line.",
+                    "items": items,
+                    "subagent_type": "explore",
+                }))]),
+                calls(vec![call("agent_swarm", json!({"description": "bad", "prompt_template": "no placeholder", "items": ["a"]}))]),
+                Step::text("summarized"),
+            ]),
+            Script { name: "member".into(), marker: None, steps: vec![Step::text("one line summary")] },
+        ],
+        "[swarm]\ninitial_burst = 128\nmax_concurrency = 32\n",
+    )
+    .await;
+    let (outcome, id) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "summarized");
+    let parent = tree.requests_of("#parent");
+    let report = &Tree::tool_results(&parent[1])[0];
+    assert!(
+        report.starts_with("swarm \"summarize files\": 128 members in"),
+        "{}",
+        &report[..200]
+    );
+    assert!(
+        report.contains("128 completed, 0 failed"),
+        "{}",
+        &report[..300]
+    );
+    let first = report.find("#1 file001.rs sub-").unwrap();
+    let last = report.find("#128 file128.rs sub-").unwrap();
+    assert!(first < last);
+    assert_eq!(tree.requests_of("member").len(), 128);
+    let agents = tree
+        .store
+        .child_wire_path(&id, "sub-1")
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    assert_eq!(std::fs::read_dir(agents).unwrap().count(), 128);
+    let refused = &Tree::tool_results(&parent[2])[1];
+    assert!(
+        refused.contains("nothing was started")
+            && refused.contains("does not contain {{item}}")
+            && refused.contains("items has 1"),
+        "{refused}"
+    );
+}

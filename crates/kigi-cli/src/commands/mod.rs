@@ -7,6 +7,7 @@ pub mod overlays;
 pub mod print;
 pub mod progress;
 pub mod sessions;
+pub mod swarm;
 pub mod trust;
 pub mod worktree;
 

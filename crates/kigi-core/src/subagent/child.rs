@@ -121,7 +121,8 @@ impl Child {
                 format!("A background subagent finished.\n{}", result.render()),
             );
         }
-        let _ = self.done.send(true);
+        // `send_replace` stores the value even when nobody is subscribed yet (`send` would drop it).
+        self.done.send_replace(true);
     }
 
     fn result_of(

@@ -389,7 +389,7 @@ impl Coordinator {
             ));
         };
         child.background.store(true, Ordering::Relaxed);
-        let _ = child.done.send(false);
+        child.done.send_replace(false);
         tokio::spawn(Arc::clone(&child).run_turn(session, text, Arc::clone(&self.inbox)));
         Ok(format!(
             "subagent {} continues with your message in the background; its result arrives at a later step",

@@ -36,14 +36,15 @@ impl SwarmBackend for CoordinatorBackend {
             resume_from: None,
             worktree: self.plan.worktree,
         };
+        // Started here, not in the future: members get their ids in launch (item) order.
+        let child = match coordinator.start(spawn) {
+            Ok(child) => child,
+            Err(error) => return Box::pin(async move { MemberRun::Failed { error } }),
+        };
+        if let Ok(mut slot) = id.lock() {
+            *slot = Some(child.id.clone());
+        }
         Box::pin(async move {
-            let child = match coordinator.start(spawn) {
-                Ok(child) => child,
-                Err(error) => return MemberRun::Failed { error },
-            };
-            if let Ok(mut slot) = id.lock() {
-                *slot = Some(child.id.clone());
-            }
             match coordinator.await_foreground(&child, &cancel).await {
                 Ok(SpawnOutcome::Background { .. }) => MemberRun::Backgrounded,
                 Ok(SpawnOutcome::Finished(result)) => match result.status {

@@ -1,0 +1,215 @@
+//! `kigi swarm`: a batch run without a main agent. One template over the items of a file,
+//! progress on stderr, the aggregate on stdout, every member's transcript on disk.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use kigi_agent::{AgentBuilder, DEFAULT_AGENT, Discovery, KigiPaths, PermissionMode};
+use kigi_core::subagent::{Coordinator, CoordinatorSetup};
+use kigi_core::swarm::{CoordinatorBackend, SwarmCounts, SwarmRequest, plan, run, swarm_settings};
+use kigi_core::{SessionStore, new_session_id};
+use kigi_model::{CancellationToken, ModelClient, ModelFlags, ModelsConfig};
+use kigi_protocol::{SessionEvent, TurnEndReason};
+
+use super::progress::OutputFormat;
+
+/// Everything `kigi swarm` was told.
+#[derive(Debug, Clone)]
+pub struct SwarmArgs {
+    pub template: String,
+    pub items_file: PathBuf,
+    pub description: Option<String>,
+    pub subagent_type: Option<String>,
+    pub capability_mode: Option<String>,
+    pub isolation: Option<String>,
+    pub member_model: Option<String>,
+    pub max_concurrency: Option<usize>,
+    pub permission_mode: Option<PermissionMode>,
+    pub format: OutputFormat,
+    pub model: ModelFlags,
+}
+
+/// Items: a JSON array of strings, or one per line (blank lines skipped).
+pub fn read_items(path: &Path) -> anyhow::Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--items-file {}", path.display()))?;
+    if text.trim_start().starts_with('[') {
+        return serde_json::from_str::<Vec<String>>(&text).with_context(|| {
+            format!(
+                "--items-file {}: not a JSON array of strings",
+                path.display()
+            )
+        });
+    }
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
+pub fn run_swarm(args: SwarmArgs) -> anyhow::Result<ExitCode> {
+    let items = read_items(&args.items_file)?;
+    let paths = KigiPaths::from_env();
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let discovery = Discovery::load(paths.clone())?;
+    let models = ModelsConfig::load(&paths.config_file())?;
+    let endpoint = models.resolve(&args.model, &|name| std::env::var(name).ok())?;
+    let client = ModelClient::with_policy(endpoint, models.retry.policy())?;
+    let parent = discovery
+        .by_name_in_cwd(DEFAULT_AGENT, &cwd)?
+        .context("the default agent is missing")?;
+    let parent = AgentBuilder::new(&cwd)
+        .with_paths(paths.clone())
+        .from_definition(parent.definition)
+        .build()?;
+    let store = SessionStore::new(paths.sessions_dir());
+    let session_id = new_session_id();
+    let mut writer = store.create(&session_id)?;
+    writer.append(&SessionEvent::SessionStart {
+        session_id: session_id.clone(),
+        agent: "swarm".into(),
+        model: client.endpoint().model.clone(),
+        cwd: cwd.display().to_string(),
+        kigi_version: env!("CARGO_PKG_VERSION").into(),
+    })?;
+    writer.append(&SessionEvent::UserMessage {
+        text: format!("swarm over {} items: {}", items.len(), args.template),
+    })?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let cancel = CancellationToken::new();
+    let config = discovery.swarm.clone();
+    let coordinator_setup = CoordinatorSetup {
+        session_id: session_id.clone(),
+        store: store.clone(),
+        config: discovery.subagents.clone(),
+        discovery,
+        models,
+        base_url_override: args.model.base_url.clone(),
+        env: Arc::new(|name: &str| std::env::var(name).ok()),
+        parent_client: client,
+        parent_tools: parent.tools.clone(),
+        parent_mode: args
+            .permission_mode
+            .unwrap_or(parent.definition.permission_mode),
+        cwd,
+        cancel: cancel.clone(),
+    };
+    let request = SwarmRequest {
+        description: args.description.clone().unwrap_or_else(|| "swarm".into()),
+        prompt_template: args.template.clone(),
+        items,
+        subagent_type: args.subagent_type.clone(),
+        capability_mode: args.capability_mode.clone(),
+        isolation: args.isolation.clone(),
+        model: args.member_model.clone(),
+    };
+    let format = args.format;
+    let max_concurrency = args.max_concurrency;
+    let swarm_cancel = cancel.clone();
+    let report = runtime.block_on(async move {
+        let cancel = swarm_cancel;
+        let coordinator = Coordinator::new(coordinator_setup);
+        let plan = plan(&request, &*coordinator)
+            .map_err(|faults| anyhow::anyhow!("nothing was started:\n- {}", faults.join("\n- ")))?;
+        let mut settings = swarm_settings(
+            &config,
+            &|name| std::env::var(name).ok(),
+            plan.members.len(),
+        );
+        if let Some(cap) = max_concurrency {
+            settings.schedule.max_concurrency = cap.max(1);
+        }
+        let on_interrupt = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_interrupt.cancel();
+            }
+        });
+        let backend = Arc::new(CoordinatorBackend {
+            coordinator: Arc::clone(&coordinator),
+            plan: plan.clone(),
+        });
+        let total = plan.members.len();
+        let terminal = std::io::stderr().is_terminal();
+        let report = run(&plan, backend, &settings, &cancel, &|counts| {
+            show_progress(counts, total, terminal)
+        })
+        .await;
+        if terminal {
+            eprintln!();
+        }
+        anyhow::Ok(report)
+    })?;
+    writer.append(&SessionEvent::AssistantMessage {
+        text: report.render(),
+        thinking: String::new(),
+        thinking_signature: None,
+        tool_calls: Vec::new(),
+    })?;
+    let interrupted = cancel.is_cancelled();
+    writer.append(&SessionEvent::TurnEnd {
+        reason: if interrupted {
+            TurnEndReason::Cancelled
+        } else {
+            TurnEndReason::Completed
+        },
+        steps: 0,
+    })?;
+    match format {
+        OutputFormat::Json | OutputFormat::StreamJson => {
+            let mut value = serde_json::to_value(&report)?;
+            value["session_id"] = serde_json::Value::String(session_id.clone());
+            println!("{value}");
+        }
+        OutputFormat::Text => println!("{}", report.render()),
+    }
+    eprintln!(
+        "kigi: swarm session {session_id} (members: kigi sessions show {session_id} --agent sub-N)"
+    );
+    let counts = report.counts();
+    Ok(if interrupted {
+        ExitCode::from(130)
+    } else if counts.failed + counts.rate_limited + counts.cancelled > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A bar with counts by outcome: redrawn in place on a terminal, one line per change otherwise.
+fn show_progress(counts: &SwarmCounts, total: usize, terminal: bool) {
+    let done = counts.completed
+        + counts.failed
+        + counts.rate_limited
+        + counts.backgrounded
+        + counts.cancelled
+        + counts.still_running;
+    let width = 30;
+    let filled = (done * width).checked_div(total).unwrap_or(0);
+    let line = format!(
+        "[{}{}] {done}/{total}  running {}  completed {}  failed {}  rate_limited {}  backgrounded {}  cancelled {}",
+        "#".repeat(filled),
+        ".".repeat(width - filled),
+        counts.running,
+        counts.completed,
+        counts.failed,
+        counts.rate_limited,
+        counts.backgrounded,
+        counts.cancelled
+    );
+    let mut err = std::io::stderr().lock();
+    if terminal {
+        let _ = write!(err, "\r{line}");
+    } else {
+        let _ = writeln!(err, "{line}");
+    }
+    let _ = err.flush();
+}
