@@ -20,9 +20,11 @@ pub struct Schedule {
 
 impl Default for Schedule {
     fn default() -> Self {
+        // A burst as wide as the cap, then 50 launches a second: a full swarm of 128 is not
+        // held back by the ramp, yet a provider never sees 128 requests in one instant.
         Self {
-            initial_burst: 8,
-            interval: Duration::from_millis(50),
+            initial_burst: 16,
+            interval: Duration::from_millis(20),
             max_concurrency: 16,
         }
     }
