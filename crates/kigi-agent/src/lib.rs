@@ -43,7 +43,7 @@ pub use definition::{AgentDefinition, NamePolicy, ParseOptions};
 pub use diagnostic::{Diagnostic, Severity};
 pub use discovery::{DiscoveredAgent, Discovery, DiscoveryReport, Scope, ShadowedAgent};
 pub use error::AgentBuildError;
-pub use overlay::{OverlayEntry, OverlaySource};
+pub use overlay::{OverlayEntry, OverlaySet, OverlaySource};
 pub use paths::{KigiPaths, is_compat_path};
 pub use persona::{IoContract, Persona, PersonaSet};
 pub use project::ProjectLayout;

@@ -66,6 +66,55 @@ pub struct OverlayEntry<T> {
     pub shadows: Vec<OverlaySource>,
 }
 
+/// Every entry of one kind visible from a folder, and the means to read the files they name.
+#[derive(Debug, Clone)]
+pub struct OverlaySet<T> {
+    pub entries: BTreeMap<String, OverlayEntry<T>>,
+    pub diagnostics: Vec<Diagnostic>,
+    layout: ProjectLayout,
+    paths: KigiPaths,
+}
+
+impl<T: DeserializeOwned> OverlaySet<T> {
+    /// Gathers the entries of `kind` for `cwd`.
+    pub(crate) fn gather_set(
+        kind: &str,
+        inline: &toml::Table,
+        paths: &KigiPaths,
+        cwd: &Path,
+        bundled: &[(&str, &str)],
+    ) -> Self {
+        let layout = ProjectLayout::locate(cwd);
+        let mut diagnostics = Vec::new();
+        let entries = gather(kind, inline, paths, &layout, bundled, &mut diagnostics);
+        Self {
+            entries,
+            diagnostics,
+            layout,
+            paths: paths.clone(),
+        }
+    }
+}
+
+impl<T> OverlaySet<T> {
+    pub fn get(&self, name: &str) -> Option<&OverlayEntry<T>> {
+        self.entries.get(name)
+    }
+
+    /// Where entry `name` came from.
+    pub fn source(&self, name: &str) -> Option<&OverlaySource> {
+        self.get(name).map(|e| &e.source)
+    }
+
+    /// Reads `file` as entry `name` names it (a project entry may only read project files).
+    pub(crate) fn read(&self, name: &str, file: &str) -> Result<String, String> {
+        let entry = self
+            .get(name)
+            .ok_or_else(|| format!("`{name}` not found"))?;
+        read_referenced(file, &entry.source, &self.layout, &self.paths)
+    }
+}
+
 /// Gathers entries of `kind` (`personas`, `roles`).
 pub fn gather<T: DeserializeOwned>(
     kind: &str,

@@ -5,15 +5,12 @@
 //! The rule: a persona that cannot be resolved (missing, no instructions, unreadable
 //! `instructions_file`) fails the spawn; it never silently applies half.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::Diagnostic;
-use crate::overlay::{OverlayEntry, OverlaySource, gather, read_referenced};
+use crate::overlay::OverlaySet;
 use crate::paths::KigiPaths;
-use crate::project::ProjectLayout;
 use crate::subagents_config::SubagentsConfig;
 
 /// Personas bundled with kigi.
@@ -59,37 +56,12 @@ pub struct Persona {
 }
 
 /// Every persona visible from a folder.
-#[derive(Debug, Clone, Default)]
-pub struct PersonaSet {
-    pub entries: BTreeMap<String, OverlayEntry<Persona>>,
-    pub diagnostics: Vec<Diagnostic>,
-    layout: Option<ProjectLayout>,
-    paths: Option<KigiPaths>,
-}
+pub type PersonaSet = OverlaySet<Persona>;
 
-impl PersonaSet {
+impl OverlaySet<Persona> {
     /// Gathers the personas for `cwd`.
     pub fn discover(config: &SubagentsConfig, paths: &KigiPaths, cwd: &Path) -> Self {
-        let layout = ProjectLayout::locate(cwd);
-        let mut diagnostics = Vec::new();
-        let entries = gather(
-            "personas",
-            &config.personas,
-            paths,
-            &layout,
-            BUNDLED,
-            &mut diagnostics,
-        );
-        Self {
-            entries,
-            diagnostics,
-            layout: Some(layout),
-            paths: Some(paths.clone()),
-        }
-    }
-
-    pub fn get(&self, name: &str) -> Option<&OverlayEntry<Persona>> {
-        self.entries.get(name)
+        Self::gather_set("personas", &config.personas, paths, cwd, BUNDLED)
     }
 
     /// The persona's full instructions (inline, then the file), or why it cannot be used.
@@ -111,12 +83,8 @@ impl PersonaSet {
             parts.push(text.trim().to_owned());
         }
         if let Some(file) = &entry.value.instructions_file {
-            let (Some(layout), Some(paths)) = (&self.layout, &self.paths) else {
-                return Err(format!(
-                    "persona `{name}`: instructions_file cannot be read here"
-                ));
-            };
-            let text = read_referenced(file, &entry.source, layout, paths)
+            let text = self
+                .read(name, file)
                 .map_err(|e| format!("persona `{name}`: instructions_file {e}"))?;
             parts.push(text.trim().to_owned());
         }
@@ -144,11 +112,6 @@ impl PersonaSet {
             }
         }
         Ok(text)
-    }
-
-    /// Where persona `name` came from.
-    pub fn source(&self, name: &str) -> Option<&OverlaySource> {
-        self.get(name).map(|e| &e.source)
     }
 }
 

@@ -2,15 +2,12 @@
 //! `.kigi/roles/*.toml`, `$KIGI_HOME/roles/*.toml`). A role runs as the `general-purpose`
 //! agent with its own description, prompt, default capability mode, model and persona.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::Diagnostic;
-use crate::overlay::{OverlayEntry, gather, read_referenced};
+use crate::overlay::OverlaySet;
 use crate::paths::KigiPaths;
-use crate::project::ProjectLayout;
 use crate::subagents_config::SubagentsConfig;
 
 /// A role as written.
@@ -29,36 +26,11 @@ pub struct Role {
 }
 
 /// Every role visible from a folder.
-#[derive(Debug, Clone, Default)]
-pub struct RoleSet {
-    pub entries: BTreeMap<String, OverlayEntry<Role>>,
-    pub diagnostics: Vec<Diagnostic>,
-    layout: Option<ProjectLayout>,
-    paths: Option<KigiPaths>,
-}
+pub type RoleSet = OverlaySet<Role>;
 
-impl RoleSet {
+impl OverlaySet<Role> {
     pub fn discover(config: &SubagentsConfig, paths: &KigiPaths, cwd: &Path) -> Self {
-        let layout = ProjectLayout::locate(cwd);
-        let mut diagnostics = Vec::new();
-        let entries = gather(
-            "roles",
-            &config.roles,
-            paths,
-            &layout,
-            &[],
-            &mut diagnostics,
-        );
-        Self {
-            entries,
-            diagnostics,
-            layout: Some(layout),
-            paths: Some(paths.clone()),
-        }
-    }
-
-    pub fn get(&self, name: &str) -> Option<&OverlayEntry<Role>> {
-        self.entries.get(name)
+        Self::gather_set("roles", &config.roles, paths, cwd, &[])
     }
 
     /// The role's prompt body, read now (a project role may only read project files).
@@ -69,10 +41,7 @@ impl RoleSet {
         let Some(file) = &entry.value.prompt_file else {
             return Ok(None);
         };
-        let (Some(layout), Some(paths)) = (&self.layout, &self.paths) else {
-            return Err(format!("role `{name}`: prompt_file cannot be read here"));
-        };
-        read_referenced(file, &entry.source, layout, paths)
+        self.read(name, file)
             .map(Some)
             .map_err(|e| format!("role `{name}`: prompt_file {e}"))
     }

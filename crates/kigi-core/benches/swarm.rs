@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use kigi_agent::{AgentBuilder, Discovery, KigiPaths, PermissionMode, built_in_definitions};
 use kigi_core::subagent::{Coordinator, CoordinatorSetup};
-use kigi_core::swarm::{CoordinatorBackend, EngineSettings, Schedule, SwarmRequest, member_budget, plan, run};
+use kigi_core::swarm::{
+    CoordinatorBackend, EngineSettings, Schedule, SwarmRequest, member_budget, plan, run,
+};
 use kigi_core::{SessionStore, new_session_id};
 use kigi_model::{CancellationToken, ModelClient, ModelEndpoint, ModelsConfig, Provider};
 use kigi_testkit::{Script, ScriptSet, ScriptedServer, Step};
@@ -21,7 +23,12 @@ const LATENCY: Duration = Duration::from_millis(200);
 
 fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
     let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
     ticks / 100.0
 }
@@ -38,7 +45,11 @@ fn peak_rss_mb() -> f64 {
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     runtime.block_on(async {
         let tmp = tempfile::tempdir().unwrap();
         let cwd = tmp.path().join("repo");

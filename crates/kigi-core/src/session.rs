@@ -222,22 +222,7 @@ impl Session {
         setup: SessionSetup,
         on_event: EventCallback,
     ) -> Result<Self, StoreError> {
-        let writer = store.create(id)?;
-        let mut session = Self {
-            setup,
-            messages: Vec::new(),
-            writer,
-            on_event,
-        };
-        let start = SessionEvent::SessionStart {
-            session_id: session.id().to_owned(),
-            agent: session.setup.agent_name.clone(),
-            model: session.setup.client.endpoint().model.clone(),
-            cwd: session.setup.runtime.context().cwd.display().to_string(),
-            kigi_version: env!("CARGO_PKG_VERSION").to_owned(),
-        };
-        session.emit(start)?;
-        Ok(session)
+        Self::open(store.create(id)?, setup, on_event)
     }
 
     /// Starts subagent `agent_id`'s transcript inside session `parent_id`'s folder.
@@ -248,7 +233,15 @@ impl Session {
         setup: SessionSetup,
         on_event: EventCallback,
     ) -> Result<Self, StoreError> {
-        let writer = store.create_child(parent_id, agent_id)?;
+        Self::open(store.create_child(parent_id, agent_id)?, setup, on_event)
+    }
+
+    /// A session on a fresh transcript, its first record written.
+    fn open(
+        writer: SessionWriter,
+        setup: SessionSetup,
+        on_event: EventCallback,
+    ) -> Result<Self, StoreError> {
         let mut session = Self {
             setup,
             messages: Vec::new(),
@@ -256,7 +249,7 @@ impl Session {
             on_event,
         };
         let start = SessionEvent::SessionStart {
-            session_id: parent_id.to_owned(),
+            session_id: session.writer.session_id().to_owned(),
             agent: session.setup.agent_name.clone(),
             model: session.setup.client.endpoint().model.clone(),
             cwd: session.setup.runtime.context().cwd.display().to_string(),

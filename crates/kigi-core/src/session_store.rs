@@ -94,21 +94,7 @@ impl SessionStore {
 
     /// Creates the session's folder and file.
     pub fn create(&self, id: &str) -> Result<SessionWriter, StoreError> {
-        let path = self.wire_path(id)?;
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io(dir))?;
-        }
-        let file = OpenOptions::new()
-            .create_new(true)
-            .append(true)
-            .open(&path)
-            .map_err(io(&path))?;
-        Ok(SessionWriter {
-            session_id: id.to_owned(),
-            agent_id: MAIN_AGENT.to_owned(),
-            path,
-            file,
-        })
+        create_writer(self.wire_path(id)?, id, MAIN_AGENT)
     }
 
     /// The transcript path of subagent `agent_id` of session `id`.
@@ -127,21 +113,7 @@ impl SessionStore {
 
     /// Creates the transcript of subagent `agent_id` inside session `id`'s folder.
     pub fn create_child(&self, id: &str, agent_id: &str) -> Result<SessionWriter, StoreError> {
-        let path = self.child_wire_path(id, agent_id)?;
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io(dir))?;
-        }
-        let file = OpenOptions::new()
-            .create_new(true)
-            .append(true)
-            .open(&path)
-            .map_err(io(&path))?;
-        Ok(SessionWriter {
-            session_id: id.to_owned(),
-            agent_id: agent_id.to_owned(),
-            path,
-            file,
-        })
+        create_writer(self.child_wire_path(id, agent_id)?, id, agent_id)
     }
 
     /// Reads subagent `agent_id`'s transcript.
@@ -250,6 +222,28 @@ fn summarize(id: &str, loaded: &LoadedSession) -> SessionSummary {
         }
     }
     summary
+}
+
+/// Creates a transcript file (never over an existing one) and its folder.
+fn create_writer(
+    path: PathBuf,
+    session_id: &str,
+    agent_id: &str,
+) -> Result<SessionWriter, StoreError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    let file = OpenOptions::new()
+        .create_new(true)
+        .append(true)
+        .open(&path)
+        .map_err(io(&path))?;
+    Ok(SessionWriter {
+        session_id: session_id.to_owned(),
+        agent_id: agent_id.to_owned(),
+        path,
+        file,
+    })
 }
 
 /// Reads a transcript, skipping lines that do not parse.
