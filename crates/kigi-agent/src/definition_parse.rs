@@ -225,18 +225,7 @@ fn read_settings(
         &mut fields.warnings,
     );
 
-    if let Some(mode) = choice(
-        fields,
-        "permissionMode",
-        &[
-            ("default", PermissionMode::Default),
-            ("acceptEdits", PermissionMode::AcceptEdits),
-            ("dontAsk", PermissionMode::DontAsk),
-            ("plan", PermissionMode::Plan),
-            // Claude Code's spelling of "never ask" maps to the mode that means the same.
-            ("bypassPermissions", PermissionMode::DontAsk),
-        ],
-    )? {
+    if let Some(mode) = choice(fields, "permissionMode", PermissionMode::SPELLINGS)? {
         def.permission_mode = mode;
     }
     if let Some(skills) = read_written(fields, "skills")? {

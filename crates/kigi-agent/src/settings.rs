@@ -28,6 +28,25 @@ pub enum PermissionMode {
     Plan,
 }
 
+impl PermissionMode {
+    /// Every accepted spelling. Claude Code's `bypassPermissions` means the same as `dontAsk`.
+    pub const SPELLINGS: &'static [(&'static str, PermissionMode)] = &[
+        ("default", PermissionMode::Default),
+        ("acceptEdits", PermissionMode::AcceptEdits),
+        ("dontAsk", PermissionMode::DontAsk),
+        ("plan", PermissionMode::Plan),
+        ("bypassPermissions", PermissionMode::DontAsk),
+    ];
+
+    /// The mode a spelling names.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::SPELLINGS
+            .iter()
+            .find(|(s, _)| *s == text)
+            .map(|(_, mode)| *mode)
+    }
+}
+
 /// How much the agent writes back.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

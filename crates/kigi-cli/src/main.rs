@@ -53,16 +53,11 @@ struct Cli {
 }
 
 fn parse_permission_mode(value: &str) -> Result<kigi_agent::PermissionMode, String> {
-    use kigi_agent::PermissionMode;
-    match value {
-        "default" => Ok(PermissionMode::Default),
-        "acceptEdits" => Ok(PermissionMode::AcceptEdits),
-        "dontAsk" => Ok(PermissionMode::DontAsk),
-        "plan" => Ok(PermissionMode::Plan),
-        other => Err(format!(
-            "unknown permission mode `{other}` (expected default, acceptEdits, dontAsk or plan)"
-        )),
-    }
+    kigi_agent::PermissionMode::parse(value).ok_or_else(|| {
+        format!(
+            "unknown permission mode `{value}` (expected default, acceptEdits, dontAsk or plan)"
+        )
+    })
 }
 
 #[derive(Debug, Subcommand)]
@@ -162,6 +157,16 @@ enum OverlayCommand {
     Show { name: String },
 }
 
+impl OverlayCommand {
+    /// The name to show, or `None` to list.
+    fn shown(&self) -> Option<&str> {
+        match self {
+            Self::List => None,
+            Self::Show { name } => Some(name),
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum SessionsCommand {
     /// Every session, newest first.
@@ -256,14 +261,8 @@ fn main() -> ExitCode {
             prompt.as_deref().unwrap_or(commands::demo::DEMO_PROMPT),
             cli.output_format,
         ),
-        Command::Personas { command } => commands::overlays::personas(match &command {
-            OverlayCommand::List => None,
-            OverlayCommand::Show { name } => Some(name),
-        }),
-        Command::Roles { command } => commands::overlays::roles(match &command {
-            OverlayCommand::List => None,
-            OverlayCommand::Show { name } => Some(name),
-        }),
+        Command::Personas { command } => commands::overlays::personas(command.shown()),
+        Command::Roles { command } => commands::overlays::roles(command.shown()),
         Command::Worktree(WorktreeCommand::List) => commands::worktree::list(),
         Command::Worktree(WorktreeCommand::Apply { branch }) => commands::worktree::apply(&branch),
         Command::Worktree(WorktreeCommand::Discard { branch }) => {
@@ -278,7 +277,7 @@ fn main() -> ExitCode {
             isolation,
             member_model,
             max_concurrency,
-        } => commands::swarm::run_swarm(commands::swarm::SwarmArgs {
+        } => commands::swarm::run(commands::swarm::SwarmArgs {
             template,
             items_file,
             description,

@@ -5,6 +5,7 @@
 //! It never prints: front ends receive [`kigi_protocol::SessionEvent`]s through a callback.
 
 mod completion;
+mod lock;
 mod permission;
 mod session;
 mod session_id;

@@ -43,10 +43,7 @@ pub struct MessageQueue {
 
 impl MessageQueue {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Option<String>, String)>> {
-        match self.items.lock() {
-            Ok(items) => items,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        crate::lock::lock(&self.items)
     }
 
     pub fn push(&self, key: Option<&str>, message: String) {
@@ -248,13 +245,11 @@ impl Session {
             writer,
             on_event,
         };
-        let start = SessionEvent::SessionStart {
-            session_id: session.writer.session_id().to_owned(),
-            agent: session.setup.agent_name.clone(),
-            model: session.setup.client.endpoint().model.clone(),
-            cwd: session.setup.runtime.context().cwd.display().to_string(),
-            kigi_version: env!("CARGO_PKG_VERSION").to_owned(),
-        };
+        let start = session.writer.start_event(
+            &session.setup.agent_name,
+            &session.setup.client.endpoint().model,
+            &session.setup.runtime.context().cwd,
+        );
         session.emit(start)?;
         Ok(session)
     }

@@ -39,6 +39,16 @@ pub struct LoadedSession {
     pub warnings: Vec<String>,
 }
 
+impl LoadedSession {
+    /// The agent the session was started with.
+    pub fn agent(&self) -> Option<&str> {
+        self.events.iter().find_map(|e| match &e.event {
+            SessionEvent::SessionStart { agent, .. } => Some(agent.as_str()),
+            _ => None,
+        })
+    }
+}
+
 /// A session in a listing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionSummary {
@@ -173,6 +183,16 @@ impl SessionStore {
         load(&path)
     }
 
+    /// The newest session started in `cwd`, if any.
+    pub fn latest_in(&self, cwd: &Path) -> Result<Option<String>, StoreError> {
+        let here = cwd.display().to_string();
+        Ok(self
+            .list()?
+            .into_iter()
+            .find(|s| s.cwd == here)
+            .map(|s| s.id))
+    }
+
     /// Every session, newest first.
     pub fn list(&self) -> Result<Vec<SessionSummary>, StoreError> {
         let entries = match std::fs::read_dir(&self.root) {
@@ -287,6 +307,17 @@ impl SessionWriter {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The first record of this transcript.
+    pub fn start_event(&self, agent: &str, model: &str, cwd: &Path) -> SessionEvent {
+        SessionEvent::SessionStart {
+            session_id: self.session_id.clone(),
+            agent: agent.to_owned(),
+            model: model.to_owned(),
+            cwd: cwd.display().to_string(),
+            kigi_version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
     }
 
     /// Appends one event and flushes it to the OS. Live-only events are not stored.

@@ -37,12 +37,7 @@ impl SessionSetup {
             reasoning: definition
                 .effort
                 .as_deref()
-                .and_then(|effort| match effort {
-                    "low" => Some(ReasoningEffort::Low),
-                    "medium" => Some(ReasoningEffort::Medium),
-                    "high" => Some(ReasoningEffort::High),
-                    _ => None,
-                }),
+                .and_then(ReasoningEffort::parse),
             completion: definition.completion_requirement.clone(),
             token_budget: Default::default(),
             inbox: None,

@@ -12,8 +12,8 @@ use kigi_agent::{PermissionMode, ResolvedTool};
 use kigi_model::ToolSchema;
 use kigi_protocol::{CanonicalToolMeta, TOOL_META_VERSION, ToolCall, ToolNamespace, ToolStatus};
 use kigi_tools::{
-    MODEL_OUTPUT_CHARS, Tool, ToolContext, ToolError, ToolRegistry, canonical_arguments,
-    clamp_head_tail, rename_schema,
+    AliasResolution, MODEL_OUTPUT_CHARS, Tool, ToolCatalog, ToolContext, ToolError, ToolRegistry,
+    canonical_arguments, clamp_head_tail, rename_schema, resolve_tool_name,
 };
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -209,12 +209,7 @@ impl ToolRuntime {
     /// Everything that must hold before a call runs.
     fn check(&self, call: &ToolCall) -> Result<(Arc<dyn Tool>, Value), (ToolStatus, String)> {
         let refuse = |message: String| (ToolStatus::Refused, message);
-        if self.depth > 0
-            && matches!(
-                call.name.as_str(),
-                "spawn_subagent" | "task" | "Task" | "agent_swarm"
-            )
-        {
+        if self.depth > 0 && delegates(&call.name) {
             return Err(refuse(format!(
                 "depth limit: `{}` is not available to a subagent (the agent tree is one level deep); do the work yourself",
                 call.name
@@ -325,5 +320,17 @@ impl ToolRuntime {
             model_output: clamp_head_tail(&output, MODEL_OUTPUT_CHARS),
             output,
         }
+    }
+}
+
+/// Whether `name` (a kigi name, or another harness's name for one, such as `Task`) is a
+/// delegation tool: what a subagent may never call.
+fn delegates(name: &str) -> bool {
+    let catalog = ToolCatalog::built_in();
+    match resolve_tool_name(name, &catalog) {
+        AliasResolution::Canonical(canonical) | AliasResolution::Alias { canonical, .. } => catalog
+            .get(canonical)
+            .is_some_and(|spec| spec.kind.delegates()),
+        _ => false,
     }
 }

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::api_key::ApiKey;
+use crate::client::ModelClient;
 use crate::endpoint::{Dialect, ModelEndpoint, Provider};
 use crate::retry::RetryPolicy;
 
@@ -128,6 +129,9 @@ pub enum ModelConfigError {
         value: String,
         expected: &'static str,
     },
+    /// The resolved endpoint's HTTP client could not be built.
+    #[error("cannot set up the HTTP client for {url}: {detail}")]
+    Client { url: String, detail: String },
     /// `config.toml` does not parse.
     #[error("{}: {message}", path.display())]
     Parse { path: PathBuf, message: String },
@@ -224,6 +228,28 @@ impl ModelsConfig {
             max_output_tokens: settings.max_output_tokens,
             request_params: toml_to_json(&settings.request_params),
         })
+    }
+
+    /// Resolves like [`ModelsConfig::resolve`] and builds the client, with the `[retry]`
+    /// policy: what every caller that talks to a model does.
+    pub fn client(
+        &self,
+        flags: &ModelFlags,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ModelClient, ModelConfigError> {
+        let endpoint = self.resolve(flags, env)?;
+        let url = endpoint.url();
+        ModelClient::with_policy(endpoint, self.retry.policy()).map_err(|e| {
+            ModelConfigError::Client {
+                url,
+                detail: e.to_string(),
+            }
+        })
+    }
+
+    /// The configured `[models.<alias>]` names.
+    pub fn aliases(&self) -> Vec<String> {
+        self.models.keys().cloned().collect()
     }
 
     fn shared_or_override(

@@ -38,6 +38,16 @@ pub enum ReasoningEffort {
 }
 
 impl ReasoningEffort {
+    /// `low`, `medium` or `high`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "low" => Some(Self::Low),
+            "medium" => Some(Self::Medium),
+            "high" => Some(Self::High),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Low => "low",

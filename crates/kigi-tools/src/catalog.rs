@@ -162,7 +162,7 @@ const BUILT_IN: &[ToolSpec] = &[
 /// The set of tools an agent can be given. Cheap to copy: it borrows a static table.
 /// The spec of built-in tool `name`. Only called with names from this file (a registry test
 /// checks every implemented tool has one); an unknown name gets a spec that says so.
-pub(crate) fn built_in_spec(name: &str) -> &'static ToolSpec {
+pub fn built_in_spec(name: &str) -> &'static ToolSpec {
     const MISSING: ToolSpec = ToolSpec {
         name: "unknown",
         kind: ToolKind::Other,

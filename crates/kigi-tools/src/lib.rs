@@ -20,7 +20,7 @@ mod tool;
 mod tool_aliases;
 
 pub use capability_mode::{CapabilityMode, UnknownCapabilityMode};
-pub use catalog::{ToolCatalog, ToolSpec};
+pub use catalog::{ToolCatalog, ToolSpec, built_in_spec};
 pub use clamp::{MODEL_OUTPUT_CHARS, clamp_head_tail};
 pub use context::{BashLimits, ToolContext};
 pub use overrides::{canonical_arguments, rename_schema};

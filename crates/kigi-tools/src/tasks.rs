@@ -39,6 +39,21 @@ pub struct TaskReport {
     pub output: String,
 }
 
+impl TaskReport {
+    /// The report as the model reads it: `task-1 `cmd`: exited with code 0`, then the output.
+    pub fn render(&self) -> String {
+        let state = match &self.state {
+            TaskState::Running => "running".to_owned(),
+            TaskState::Ended(Ending::Exited(code)) => format!("exited with code {code}"),
+            TaskState::Ended(Ending::Cancelled) => "killed".to_owned(),
+            TaskState::Ended(Ending::Signalled) => "killed by a signal".to_owned(),
+            TaskState::Ended(Ending::TimedOut(_)) => "timed out".to_owned(),
+            TaskState::Failed(reason) => format!("failed to start: {reason}"),
+        };
+        format!("{} `{}`: {state}\n{}", self.id, self.command, self.output)
+    }
+}
+
 /// The session's background tasks.
 #[derive(Debug, Default)]
 pub struct TaskRegistry {

@@ -14,8 +14,7 @@ use serde_json::json;
 /// Resolves the model from flags, environment and `config.toml`, with the `[retry]` policy.
 pub fn client(flags: &ModelFlags) -> anyhow::Result<ModelClient> {
     let config = ModelsConfig::load(&KigiPaths::from_env().config_file())?;
-    let endpoint = config.resolve(flags, &|name| std::env::var(name).ok())?;
-    Ok(ModelClient::with_policy(endpoint, config.retry.policy())?)
+    Ok(config.client(flags, &|name| std::env::var(name).ok())?)
 }
 
 /// `kigi models`: every alias, and which model a run here would use (or why none).

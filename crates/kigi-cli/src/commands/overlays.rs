@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kigi_agent::{Discovery, KigiPaths, OverlaySource, PersonaSet, RoleSet};
+use kigi_agent::{Discovery, KigiPaths, OverlaySet, OverlaySource, PersonaSet, RoleSet};
 
 fn load() -> anyhow::Result<(Discovery, std::path::PathBuf)> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
@@ -19,40 +19,45 @@ fn shadows(list: &[OverlaySource]) -> String {
     format!("  (shadows {})", names.join(", "))
 }
 
-pub fn personas(show: Option<&str>) -> anyhow::Result<ExitCode> {
-    let (discovery, cwd) = load()?;
-    let set = PersonaSet::discover(&discovery.subagents, &discovery.paths, &cwd);
+/// The set's diagnostics on stderr, and with `list`, one line per entry: name, source,
+/// description, what it shadows.
+fn report<T>(set: &OverlaySet<T>, list: bool, description: fn(&T) -> &str) {
     for diagnostic in &set.diagnostics {
         eprintln!("{diagnostic}");
     }
-    match show {
-        None => {
-            for (name, entry) in &set.entries {
-                println!(
-                    "{name:<16} {:<40} {}{}",
-                    entry.source.describe(),
-                    entry.value.description,
-                    shadows(&entry.shadows)
-                );
+    if !list {
+        return;
+    }
+    for (name, entry) in &set.entries {
+        println!(
+            "{name:<16} {:<40} {}{}",
+            entry.source.describe(),
+            description(&entry.value),
+            shadows(&entry.shadows)
+        );
+    }
+}
+
+pub fn personas(show: Option<&str>) -> anyhow::Result<ExitCode> {
+    let (discovery, cwd) = load()?;
+    let set = PersonaSet::discover(&discovery.subagents, &discovery.paths, &cwd);
+    report(&set, show.is_none(), |p| &p.description);
+    if let Some(name) = show {
+        let instructions = set.instructions(name).map_err(anyhow::Error::msg)?;
+        let entry = set.get(name).context("persona vanished")?;
+        println!("name:        {name}");
+        println!("source:      {}", entry.source.describe());
+        println!("description: {}", entry.value.description);
+        for (label, value) in [
+            ("model", &entry.value.model),
+            ("effort", &entry.value.reasoning_effort),
+            ("isolation", &entry.value.default_isolation),
+        ] {
+            if let Some(value) = value {
+                println!("{label:<12} {value}");
             }
         }
-        Some(name) => {
-            let instructions = set.instructions(name).map_err(anyhow::Error::msg)?;
-            let entry = set.get(name).context("persona vanished")?;
-            println!("name:        {name}");
-            println!("source:      {}", entry.source.describe());
-            println!("description: {}", entry.value.description);
-            for (label, value) in [
-                ("model", &entry.value.model),
-                ("effort", &entry.value.reasoning_effort),
-                ("isolation", &entry.value.default_isolation),
-            ] {
-                if let Some(value) = value {
-                    println!("{label:<12} {value}");
-                }
-            }
-            println!("\n{instructions}");
-        }
+        println!("\n{instructions}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -60,25 +65,12 @@ pub fn personas(show: Option<&str>) -> anyhow::Result<ExitCode> {
 pub fn roles(show: Option<&str>) -> anyhow::Result<ExitCode> {
     let (discovery, cwd) = load()?;
     let set = RoleSet::discover(&discovery.subagents, &discovery.paths, &cwd);
-    for diagnostic in &set.diagnostics {
-        eprintln!("{diagnostic}");
-    }
+    report(&set, show.is_none(), |r| &r.description);
     match show {
-        None => {
-            if set.entries.is_empty() {
-                println!(
-                    "no roles ([subagents.roles.<name>] in config.toml, or .kigi/roles/*.toml)"
-                );
-            }
-            for (name, entry) in &set.entries {
-                println!(
-                    "{name:<16} {:<40} {}{}",
-                    entry.source.describe(),
-                    entry.value.description,
-                    shadows(&entry.shadows)
-                );
-            }
+        None if set.entries.is_empty() => {
+            println!("no roles ([subagents.roles.<name>] in config.toml, or .kigi/roles/*.toml)");
         }
+        None => {}
         Some(name) => {
             let entry = set.get(name).with_context(|| {
                 let names: Vec<&str> = set.entries.keys().map(String::as_str).collect();

@@ -40,34 +40,37 @@ pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let paths = KigiPaths::from_env();
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let store = SessionStore::new(paths.sessions_dir());
-    let resume_id = match (&args.resume, args.continue_last) {
-        (Some(id), _) => Some(id.clone()),
-        (None, true) => Some(last_session_here(&store, &cwd)?),
-        (None, false) => None,
-    };
+    let resume_id =
+        match (&args.resume, args.continue_last) {
+            (Some(id), _) => Some(id.clone()),
+            (None, true) => Some(store.latest_in(&cwd)?.with_context(|| {
+                format!("--continue: no session was started in {}", cwd.display())
+            })?),
+            (None, false) => None,
+        };
     let session_agent = match &resume_id {
-        Some(id) => store.load(id)?.events.iter().find_map(|e| match &e.event {
-            SessionEvent::SessionStart { agent, .. } => Some(agent.clone()),
-            _ => None,
-        }),
+        Some(id) => store.load(id)?.agent().map(str::to_owned),
         None => None,
     };
     let discovery = Discovery::load(paths.clone())?;
     let agent = build_agent(&discovery, &cwd, &args, session_agent.as_deref())?;
-    let client = match client_for(&paths, &agent, &args.model) {
+    let models = ModelsConfig::load(&paths.config_file())?;
+    let client = match client_for(&models, &agent, &args.model) {
         Ok(client) => client,
-        Err(error) if args.or_demo && is_missing_endpoint(&error) => {
+        Err(
+            error @ (ModelConfigError::MissingEndpoint { .. }
+            | ModelConfigError::MissingModel { .. }),
+        ) if args.or_demo => {
             eprintln!(
                 "kigi: {error}\nkigi: running the offline demo on the bundled scripted model instead: its answers are scripted, its tool calls are real (read-only)."
             );
             return demo::run(&args.prompt, args.format);
         }
-        Err(error) => return Err(error),
+        Err(error) => return Err(error.into()),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let models = ModelsConfig::load(&paths.config_file())?;
     let run = Run {
         store: &store,
         discovery,
@@ -90,13 +93,6 @@ pub struct Run<'a> {
     pub cwd: &'a Path,
     pub args: &'a PrintArgs,
     pub resume: Option<&'a str>,
-}
-
-fn is_missing_endpoint(error: &anyhow::Error) -> bool {
-    matches!(
-        error.downcast_ref::<ModelConfigError>(),
-        Some(ModelConfigError::MissingEndpoint { .. } | ModelConfigError::MissingModel { .. })
-    )
 }
 
 /// The agent: `--agent-file`, `--agent`, the resumed session's, or the default `kigi`.
@@ -128,28 +124,18 @@ pub fn build_agent(
 
 /// The model: `--model`, else the agent's `model:` when it names a configured alias, else
 /// `KIGI_MODEL` and `default_model`.
-fn client_for(paths: &KigiPaths, agent: &Agent, flags: &ModelFlags) -> anyhow::Result<ModelClient> {
-    let config = ModelsConfig::load(&paths.config_file())?;
-    let aliases: Vec<String> = config.models.keys().cloned().collect();
+fn client_for(
+    models: &ModelsConfig,
+    agent: &Agent,
+    flags: &ModelFlags,
+) -> Result<ModelClient, ModelConfigError> {
     let mut flags = flags.clone();
     if flags.model.is_none()
-        && let ModelChoice::Named(alias) = agent.definition.model.effective(&aliases)
+        && let ModelChoice::Named(alias) = agent.definition.model.effective(&models.aliases())
     {
         flags.model = Some(alias);
     }
-    let endpoint = config.resolve(&flags, &|name| std::env::var(name).ok())?;
-    Ok(ModelClient::with_policy(endpoint, config.retry.policy())?)
-}
-
-/// The newest session started in `cwd`.
-fn last_session_here(store: &SessionStore, cwd: &Path) -> anyhow::Result<String> {
-    let here = cwd.display().to_string();
-    store
-        .list()?
-        .into_iter()
-        .find(|s| s.cwd == here)
-        .map(|s| s.id)
-        .with_context(|| format!("--continue: no session was started in {here}"))
+    models.client(&flags, &|name| std::env::var(name).ok())
 }
 
 /// Runs one turn and prints the result. `server` keeps a demo's scripted model alive.

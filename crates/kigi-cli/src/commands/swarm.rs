@@ -9,9 +9,9 @@ use std::sync::Arc;
 use anyhow::Context;
 use kigi_agent::{AgentBuilder, DEFAULT_AGENT, Discovery, KigiPaths, PermissionMode};
 use kigi_core::subagent::{Coordinator, CoordinatorSetup};
-use kigi_core::swarm::{CoordinatorBackend, SwarmCounts, SwarmRequest, plan, run, swarm_settings};
+use kigi_core::swarm::{SwarmCounts, SwarmRequest, run_swarm};
 use kigi_core::{SessionStore, new_session_id};
-use kigi_model::{CancellationToken, ModelClient, ModelFlags, ModelsConfig};
+use kigi_model::{CancellationToken, ModelFlags, ModelsConfig};
 use kigi_protocol::{SessionEvent, TurnEndReason};
 
 use super::progress::OutputFormat;
@@ -52,14 +52,13 @@ pub fn read_items(path: &Path) -> anyhow::Result<Vec<String>> {
         .collect())
 }
 
-pub fn run_swarm(args: SwarmArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: SwarmArgs) -> anyhow::Result<ExitCode> {
     let items = read_items(&args.items_file)?;
     let paths = KigiPaths::from_env();
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let discovery = Discovery::load(paths.clone())?;
     let models = ModelsConfig::load(&paths.config_file())?;
-    let endpoint = models.resolve(&args.model, &|name| std::env::var(name).ok())?;
-    let client = ModelClient::with_policy(endpoint, models.retry.policy())?;
+    let client = models.client(&args.model, &|name| std::env::var(name).ok())?;
     let parent = discovery
         .by_name_in_cwd(DEFAULT_AGENT, &cwd)?
         .context("the default agent is missing")?;
@@ -70,13 +69,7 @@ pub fn run_swarm(args: SwarmArgs) -> anyhow::Result<ExitCode> {
     let store = SessionStore::new(paths.sessions_dir());
     let session_id = new_session_id();
     let mut writer = store.create(&session_id)?;
-    writer.append(&SessionEvent::SessionStart {
-        session_id: session_id.clone(),
-        agent: "swarm".into(),
-        model: client.endpoint().model.clone(),
-        cwd: cwd.display().to_string(),
-        kigi_version: env!("CARGO_PKG_VERSION").into(),
-    })?;
+    writer.append(&writer.start_event("swarm", &client.endpoint().model, &cwd))?;
     writer.append(&SessionEvent::UserMessage {
         text: format!("swarm over {} items: {}", items.len(), args.template),
     })?;
@@ -85,7 +78,6 @@ pub fn run_swarm(args: SwarmArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     let cancel = CancellationToken::new();
-    let config = discovery.swarm.clone();
     let coordinator_setup = CoordinatorSetup {
         session_id: session_id.clone(),
         store: store.clone(),
@@ -103,46 +95,33 @@ pub fn run_swarm(args: SwarmArgs) -> anyhow::Result<ExitCode> {
         cancel: cancel.clone(),
     };
     let request = SwarmRequest {
-        description: args.description.clone().unwrap_or_else(|| "swarm".into()),
-        prompt_template: args.template.clone(),
+        description: args.description.unwrap_or_else(|| "swarm".into()),
+        prompt_template: args.template,
         items,
-        subagent_type: args.subagent_type.clone(),
-        capability_mode: args.capability_mode.clone(),
-        isolation: args.isolation.clone(),
-        model: args.member_model.clone(),
+        subagent_type: args.subagent_type,
+        capability_mode: args.capability_mode,
+        isolation: args.isolation,
+        model: args.member_model,
     };
-    let format = args.format;
-    let max_concurrency = args.max_concurrency;
-    let swarm_cancel = cancel.clone();
-    let report = runtime.block_on(async move {
-        let cancel = swarm_cancel;
+    let report = runtime.block_on(async {
         let coordinator = Coordinator::new(coordinator_setup);
-        let plan = plan(&request, &*coordinator)
-            .map_err(|faults| anyhow::anyhow!("nothing was started:\n- {}", faults.join("\n- ")))?;
-        let mut settings = swarm_settings(
-            &config,
-            &|name| std::env::var(name).ok(),
-            plan.members.len(),
-        );
-        if let Some(cap) = max_concurrency {
-            settings.schedule.max_concurrency = cap.max(1);
-        }
         let on_interrupt = cancel.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 on_interrupt.cancel();
             }
         });
-        let backend = Arc::new(CoordinatorBackend {
-            coordinator: Arc::clone(&coordinator),
-            plan: plan.clone(),
-        });
-        let total = plan.members.len();
+        let total = request.items.len();
         let terminal = std::io::stderr().is_terminal();
-        let report = run(&plan, backend, &settings, &cancel, &|counts| {
-            show_progress(counts, total, terminal)
-        })
-        .await;
+        let report = run_swarm(
+            &coordinator,
+            &request,
+            args.max_concurrency,
+            &cancel,
+            &|counts| show_progress(counts, total, terminal),
+        )
+        .await
+        .map_err(|faults| anyhow::anyhow!("nothing was started:\n- {}", faults.join("\n- ")))?;
         if terminal {
             eprintln!();
         }
@@ -163,7 +142,7 @@ pub fn run_swarm(args: SwarmArgs) -> anyhow::Result<ExitCode> {
         },
         steps: 0,
     })?;
-    match format {
+    match args.format {
         OutputFormat::Json | OutputFormat::StreamJson => {
             let mut value = serde_json::to_value(&report)?;
             value["session_id"] = serde_json::Value::String(session_id.clone());

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::coordinator::lock;
 use super::result::{ChildStatus, SubagentResult};
+use crate::lock::lock;
 use crate::session::{MessageQueue, Session, TurnError};
 use crate::worktree::Worktree;
 

@@ -8,7 +8,9 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
+
+use crate::lock::lock;
 use std::time::Duration;
 
 use kigi_agent::{Discovery, PermissionMode, ResolvedTool, SubagentsConfig};
@@ -95,13 +97,6 @@ impl std::fmt::Debug for Coordinator {
             .field("session", &self.setup.session_id)
             .field("children", &lock(&self.children).len())
             .finish_non_exhaustive()
-    }
-}
-
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    match mutex.lock() {
-        Ok(guard) => guard,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
 

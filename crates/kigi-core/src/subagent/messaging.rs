@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use kigi_tools::{
-    Tool, ToolCatalog, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec, parameters_of,
+    Tool, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec, built_in_spec, parameters_of,
     parse_arguments,
 };
 use schemars::JsonSchema;
@@ -13,12 +13,6 @@ use serde_json::Value;
 
 use super::coordinator::Coordinator;
 use crate::session::MessageQueue;
-
-fn spec(name: &str) -> &'static ToolSpec {
-    ToolCatalog::built_in()
-        .get(name)
-        .unwrap_or(&ToolCatalog::built_in().specs()[0])
-}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -34,7 +28,7 @@ pub struct SendToSubagent(pub Arc<Coordinator>);
 
 impl Tool for SendToSubagent {
     fn spec(&self) -> &'static ToolSpec {
-        spec("send_to_subagent")
+        built_in_spec("send_to_subagent")
     }
 
     fn parameters(&self) -> Value {
@@ -72,7 +66,7 @@ pub struct ListSubagents(pub Arc<Coordinator>);
 
 impl Tool for ListSubagents {
     fn spec(&self) -> &'static ToolSpec {
-        spec("list_subagents")
+        built_in_spec("list_subagents")
     }
 
     fn parameters(&self) -> Value {
@@ -102,7 +96,7 @@ pub struct NotifyParent {
 
 impl Tool for NotifyParent {
     fn spec(&self) -> &'static ToolSpec {
-        spec("notify_parent")
+        built_in_spec("notify_parent")
     }
 
     fn parameters(&self) -> Value {
@@ -136,7 +130,7 @@ pub struct ApplyWorktree(pub Arc<Coordinator>);
 
 impl Tool for ApplyWorktree {
     fn spec(&self) -> &'static ToolSpec {
-        spec("apply_worktree")
+        built_in_spec("apply_worktree")
     }
 
     fn parameters(&self) -> Value {

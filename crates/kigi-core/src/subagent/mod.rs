@@ -24,7 +24,8 @@ pub use coordinator::{
 pub use messaging::{ApplyWorktree, ListSubagents, NotifyParent, SendToSubagent};
 pub use model_layers::{ModelLayers, ModelPick, ModelSource, pick_model};
 pub use result::{ChildStatus, SubagentResult};
-pub use spawn_args::{CheckedSpawn, DEFAULT_TYPE, SpawnArgs};
+pub use spawn_args::{CheckedSpawn, SpawnArgs};
+pub(crate) use spawn_args::{parse_capability_mode, parse_isolation};
 pub use tools::{KillTask, SpawnSubagent, WaitForOutput};
 
 use crate::session::SessionSetup;
@@ -36,11 +37,8 @@ impl SessionSetup {
         if !coordinator.enabled() {
             return self;
         }
-        self.runtime.register(Arc::new(crate::swarm::AgentSwarm {
-            coordinator: Arc::clone(coordinator),
-            config: coordinator.swarm_config().clone(),
-            env: coordinator.env(),
-        }));
+        self.runtime
+            .register(Arc::new(crate::swarm::AgentSwarm(Arc::clone(coordinator))));
         self.runtime
             .register(Arc::new(SpawnSubagent(Arc::clone(coordinator))));
         self.runtime

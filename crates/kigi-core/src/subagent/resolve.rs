@@ -8,9 +8,10 @@ use kigi_model::{ModelClient, ModelFlags};
 use kigi_tools::ToolRegistry;
 
 use super::child_agent::{child_agent, child_permission};
-use super::coordinator::{Coordinator, lock};
+use super::coordinator::Coordinator;
 use super::model_layers::{ModelLayers, pick_model};
 use super::spawn_args::CheckedSpawn;
+use crate::lock::lock;
 use crate::session::{SessionSetup, TokenBudget};
 use crate::session_store::SessionStore;
 use crate::worktree::{self, Worktree};
@@ -99,7 +100,7 @@ impl Coordinator {
             .models
             .get(&spawn.agent_type)
             .map(String::as_str);
-        let aliases: Vec<String> = self.setup.models.models.keys().cloned().collect();
+        let aliases = self.setup.models.aliases();
         let definition_alias = match definition.model.effective(&aliases) {
             kigi_agent::ModelChoice::Named(alias) => Some(alias),
             kigi_agent::ModelChoice::Inherit => None,
@@ -160,16 +161,10 @@ impl Coordinator {
             .as_ref()
             .and_then(|(_, _, p)| p.reasoning_effort.as_deref())
         {
-            setup.reasoning = match effort {
-                "low" => Some(kigi_model::ReasoningEffort::Low),
-                "medium" => Some(kigi_model::ReasoningEffort::Medium),
-                "high" => Some(kigi_model::ReasoningEffort::High),
-                other => {
-                    return Err(format!(
-                        "persona: reasoning_effort `{other}` is unknown (low, medium or high)"
-                    ));
-                }
-            };
+            setup.reasoning =
+                Some(kigi_model::ReasoningEffort::parse(effort).ok_or_else(|| {
+                    format!("persona: reasoning_effort `{effort}` is unknown (low, medium or high)")
+                })?);
         }
         let prompt = match &persona {
             Some((name, text, _)) => format!(
@@ -226,10 +221,10 @@ impl Coordinator {
             return Ok((found.definition, None));
         }
         if let Some(role) = self.roles.get(agent_type) {
-            let base = lookup(super::DEFAULT_TYPE)?.ok_or_else(|| {
+            let base = lookup(kigi_agent::DEFAULT_SUBAGENT_TYPE)?.ok_or_else(|| {
                 format!(
                     "role `{agent_type}` runs as `{}`, which is missing",
-                    super::DEFAULT_TYPE
+                    kigi_agent::DEFAULT_SUBAGENT_TYPE
                 )
             })?;
             let mut definition = base.definition;
@@ -275,12 +270,9 @@ impl Coordinator {
             model: Some(alias.to_owned()),
             base_url: self.setup.base_url_override.clone(),
         };
-        let endpoint = self
-            .setup
+        self.setup
             .models
-            .resolve(&flags, &*self.setup.env)
-            .map_err(|e| e.to_string())?;
-        ModelClient::with_policy(endpoint, self.setup.models.retry.policy())
+            .client(&flags, &*self.setup.env)
             .map_err(|e| e.to_string())
     }
 

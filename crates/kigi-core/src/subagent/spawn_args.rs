@@ -3,6 +3,7 @@
 
 use std::str::FromStr;
 
+use kigi_agent::DEFAULT_SUBAGENT_TYPE;
 use kigi_tools::CapabilityMode;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -62,9 +63,6 @@ pub struct CheckedSpawn {
     pub worktree: bool,
 }
 
-/// The type used when none is named.
-pub const DEFAULT_TYPE: &str = "general-purpose";
-
 /// Longest description accepted (the tool asks for 3-5 words).
 const MAX_DESCRIPTION_WORDS: usize = 10;
 
@@ -81,30 +79,12 @@ impl SpawnArgs {
         } else if words > MAX_DESCRIPTION_WORDS {
             problems.push(format!("description has {words} words: keep it to 3-5"));
         }
-        let capability_mode = match self.capability_mode.as_deref() {
-            None => None,
-            Some(mode) => match CapabilityMode::from_str(mode) {
-                Ok(mode) => Some(mode),
-                Err(_) => {
-                    problems.push(format!(
-                        "capability_mode `{mode}` is unknown (read-only, read-write, execute or all)"
-                    ));
-                    None
-                }
-            },
-        };
-        let worktree = match self.isolation.as_deref() {
-            None | Some("none") => false,
-            Some("worktree") if self.cwd.is_some() => {
-                problems.push("cwd and isolation `worktree` cannot be combined".to_owned());
-                false
-            }
-            Some("worktree") => true,
-            Some(other) => {
-                problems.push(format!("isolation `{other}` is unknown (none or worktree)"));
-                false
-            }
-        };
+        let capability_mode = parse_capability_mode(self.capability_mode.as_deref(), &mut problems);
+        let mut worktree = parse_isolation(self.isolation.as_deref(), &mut problems);
+        if worktree && self.cwd.is_some() {
+            problems.push("cwd and isolation `worktree` cannot be combined".to_owned());
+            worktree = false;
+        }
         if let Some(name) = &self.name
             && (name.is_empty()
                 || !name
@@ -121,7 +101,7 @@ impl SpawnArgs {
             description: self.description.trim().to_owned(),
             agent_type: self
                 .subagent_type
-                .unwrap_or_else(|| DEFAULT_TYPE.to_owned()),
+                .unwrap_or_else(|| DEFAULT_SUBAGENT_TYPE.to_owned()),
             background: self.background,
             capability_mode,
             // A resumed child works where its source did: `cwd` is ignored.
@@ -136,6 +116,33 @@ impl SpawnArgs {
             resume_from: self.resume_from,
             worktree,
         })
+    }
+}
+
+/// `capability_mode` read, or its problem added to `problems`.
+pub(crate) fn parse_capability_mode(
+    mode: Option<&str>,
+    problems: &mut Vec<String>,
+) -> Option<CapabilityMode> {
+    let mode = mode?;
+    let parsed = CapabilityMode::from_str(mode).ok();
+    if parsed.is_none() {
+        problems.push(format!(
+            "capability_mode `{mode}` is unknown (read-only, read-write, execute or all)"
+        ));
+    }
+    parsed
+}
+
+/// Whether `isolation` asks for a worktree, or its problem added to `problems`.
+pub(crate) fn parse_isolation(isolation: Option<&str>, problems: &mut Vec<String>) -> bool {
+    match isolation {
+        None | Some("none") => false,
+        Some("worktree") => true,
+        Some(other) => {
+            problems.push(format!("isolation `{other}` is unknown (none or worktree)"));
+            false
+        }
     }
 }
 

@@ -15,19 +15,12 @@ use serde_json::Value;
 
 use super::coordinator::{Coordinator, SpawnOutcome};
 use super::spawn_args::SpawnArgs;
-use kigi_tools::ToolCatalog;
+use kigi_tools::built_in_spec;
 
 /// The longest a wait may last.
 const MAX_WAIT: Duration = Duration::from_secs(600);
 /// The most ids one wait takes.
 const MAX_IDS: usize = 20;
-
-fn spec(name: &str) -> &'static ToolSpec {
-    // These names are in the catalog (a unit test below holds it to that).
-    ToolCatalog::built_in()
-        .get(name)
-        .unwrap_or(&ToolCatalog::built_in().specs()[0])
-}
 
 /// `spawn_subagent`.
 #[derive(Debug)]
@@ -35,7 +28,7 @@ pub struct SpawnSubagent(pub Arc<Coordinator>);
 
 impl Tool for SpawnSubagent {
     fn spec(&self) -> &'static ToolSpec {
-        spec("spawn_subagent")
+        built_in_spec("spawn_subagent")
     }
 
     fn parameters(&self) -> Value {
@@ -107,7 +100,7 @@ pub struct WaitForOutput(pub Arc<Coordinator>);
 
 impl Tool for WaitForOutput {
     fn spec(&self) -> &'static ToolSpec {
-        spec("get_command_or_subagent_output")
+        built_in_spec("get_command_or_subagent_output")
     }
 
     fn parameters(&self) -> Value {
@@ -135,10 +128,7 @@ impl Tool for WaitForOutput {
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now());
                 let report = if id.starts_with("task-") {
                     match context.tasks.report(id, left).await {
-                        Some(report) => format!(
-                            "{} `{}`: {:?}\n{}",
-                            report.id, report.command, report.state, report.output
-                        ),
+                        Some(report) => report.render(),
                         None => {
                             failed = true;
                             format!("no background command `{id}`")
@@ -182,7 +172,7 @@ pub struct KillTask(pub Arc<Coordinator>);
 
 impl Tool for KillTask {
     fn spec(&self) -> &'static ToolSpec {
-        spec("kill_task")
+        built_in_spec("kill_task")
     }
 
     fn parameters(&self) -> Value {
@@ -193,11 +183,10 @@ impl Tool for KillTask {
         Box::pin(async move {
             let args: KillArgs = parse_arguments("kill_task", arguments)?;
             if args.task_id.starts_with("task-") {
-                return Ok(if context.tasks.kill(&args.task_id) {
-                    ToolOutput::ok(format!("{} stopped", args.task_id))
-                } else {
-                    ToolOutput::error(format!("no background command `{}`", args.task_id))
-                });
+                // A background command: the plain tool's kill, report included.
+                return kigi_tools::builtin::task_actions::KillTask
+                    .execute(serde_json::json!({"task_id": args.task_id}), context)
+                    .await;
             }
             Ok(match self.0.kill(&args.task_id) {
                 Ok(()) => {
@@ -230,8 +219,13 @@ mod tests {
             "spawn_subagent",
             "get_command_or_subagent_output",
             "kill_task",
+            "send_to_subagent",
+            "list_subagents",
+            "notify_parent",
+            "apply_worktree",
+            "agent_swarm",
         ] {
-            assert_eq!(spec(name).name, name);
+            assert_eq!(built_in_spec(name).name, name);
         }
     }
 }

@@ -8,8 +8,11 @@ use std::time::Duration;
 use kigi_agent::SwarmConfig;
 use tokio_util::sync::CancellationToken;
 
-use super::engine::{EngineSettings, IdSlot, MemberFuture, MemberRun, SwarmBackend, member_budget};
-use super::plan::{MemberSpec, PlanContext, SwarmPlan};
+use super::engine::{
+    EngineSettings, IdSlot, MemberFuture, MemberRun, SwarmBackend, SwarmCounts, SwarmReport,
+    member_budget, run,
+};
+use super::plan::{MemberSpec, PlanContext, SwarmPlan, SwarmRequest, plan};
 use super::schedule::Schedule;
 use crate::subagent::{CheckedSpawn, ChildStatus, Coordinator, SpawnOutcome};
 
@@ -79,6 +82,29 @@ impl PlanContext for Coordinator {
     fn check_model(&self, model: &str) -> Result<(), String> {
         self.check_model_alias(model)
     }
+}
+
+/// From a request to a report on `coordinator`, the one path `agent_swarm` and `kigi swarm`
+/// share: plan (every fault at once, nothing started), settings from `[swarm]` and the
+/// environment (`max_concurrency` overrides both), then the engine.
+pub async fn run_swarm(
+    coordinator: &Arc<Coordinator>,
+    request: &SwarmRequest,
+    max_concurrency: Option<usize>,
+    cancel: &CancellationToken,
+    progress: &(dyn Fn(&SwarmCounts) + Sync),
+) -> Result<SwarmReport, Vec<String>> {
+    let plan = plan(request, &**coordinator)?;
+    let env = coordinator.env();
+    let mut settings = swarm_settings(coordinator.swarm_config(), &*env, plan.members.len());
+    if let Some(cap) = max_concurrency {
+        settings.schedule.max_concurrency = cap.max(1);
+    }
+    let backend = Arc::new(CoordinatorBackend {
+        coordinator: Arc::clone(coordinator),
+        plan: plan.clone(),
+    });
+    Ok(run(&plan, backend, &settings, cancel, progress).await)
 }
 
 /// Engine settings from `[swarm]`, with `KIGI_SWARM_MAX_CONCURRENCY` (read through `env`)

@@ -9,7 +9,7 @@ mod plan;
 mod schedule;
 mod tool;
 
-pub use backend::{CoordinatorBackend, swarm_settings};
+pub use backend::{CoordinatorBackend, run_swarm, swarm_settings};
 pub use engine::{
     EngineSettings, IdSlot, MemberFuture, MemberReport, MemberRun, SwarmBackend, SwarmCounts,
     SwarmOutcome, SwarmReport, member_budget, run,

@@ -6,6 +6,8 @@ use std::collections::HashSet;
 
 use kigi_tools::CapabilityMode;
 
+use crate::subagent::{parse_capability_mode, parse_isolation};
+
 /// The placeholder every template must contain.
 pub const ITEM_PLACEHOLDER: &str = "{{item}}";
 /// Fewest and most items.
@@ -102,30 +104,12 @@ pub fn plan(request: &SwarmRequest, context: &dyn PlanContext) -> Result<SwarmPl
     let subagent_type = request
         .subagent_type
         .clone()
-        .unwrap_or_else(|| crate::subagent::DEFAULT_TYPE.to_owned());
+        .unwrap_or_else(|| kigi_agent::DEFAULT_SUBAGENT_TYPE.to_owned());
     if let Err(reason) = context.check_type(&subagent_type) {
         faults.push(reason);
     }
-    let capability_mode = match request.capability_mode.as_deref() {
-        None => None,
-        Some(mode) => {
-            match mode.parse::<CapabilityMode>() {
-                Ok(mode) => Some(mode),
-                Err(_) => {
-                    faults.push(format!("capability_mode `{mode}` is unknown (read-only, read-write, execute or all)"));
-                    None
-                }
-            }
-        }
-    };
-    let worktree = match request.isolation.as_deref() {
-        None | Some("none") => false,
-        Some("worktree") => true,
-        Some(other) => {
-            faults.push(format!("isolation `{other}` is unknown (none or worktree)"));
-            false
-        }
-    };
+    let capability_mode = parse_capability_mode(request.capability_mode.as_deref(), &mut faults);
+    let worktree = parse_isolation(request.isolation.as_deref(), &mut faults);
     if let Some(model) = &request.model
         && let Err(reason) = context.check_model(model)
     {

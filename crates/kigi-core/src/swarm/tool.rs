@@ -3,19 +3,17 @@
 
 use std::sync::Arc;
 
-use kigi_agent::SwarmConfig;
 use kigi_tools::{
-    Tool, ToolCatalog, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec, parameters_of,
+    Tool, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec, built_in_spec, parameters_of,
     parse_arguments,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::backend::{CoordinatorBackend, swarm_settings};
-use super::engine::run;
-use super::plan::{SwarmRequest, plan};
-use crate::subagent::{Coordinator, EnvLookup};
+use super::backend::run_swarm;
+use super::plan::SwarmRequest;
+use crate::subagent::Coordinator;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -39,25 +37,12 @@ struct SwarmArgs {
 }
 
 /// The tool.
-pub struct AgentSwarm {
-    pub coordinator: Arc<Coordinator>,
-    pub config: SwarmConfig,
-    pub env: EnvLookup,
-}
-
-impl std::fmt::Debug for AgentSwarm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AgentSwarm")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
-}
+#[derive(Debug)]
+pub struct AgentSwarm(pub Arc<Coordinator>);
 
 impl Tool for AgentSwarm {
     fn spec(&self) -> &'static ToolSpec {
-        ToolCatalog::built_in()
-            .get("agent_swarm")
-            .unwrap_or(&ToolCatalog::built_in().specs()[0])
+        built_in_spec("agent_swarm")
     }
 
     fn parameters(&self) -> Value {
@@ -76,18 +61,12 @@ impl Tool for AgentSwarm {
                 isolation: args.isolation,
                 model: args.model,
             };
-            let plan = plan(&request, &*self.coordinator).map_err(|faults| {
-                ToolError::InvalidArguments {
+            let report = run_swarm(&self.0, &request, None, &context.cancel, &|_| {})
+                .await
+                .map_err(|faults| ToolError::InvalidArguments {
                     tool: "agent_swarm".into(),
                     detail: format!("nothing was started:\n- {}", faults.join("\n- ")),
-                }
-            })?;
-            let settings = swarm_settings(&self.config, &*self.env, plan.members.len());
-            let backend = Arc::new(CoordinatorBackend {
-                coordinator: Arc::clone(&self.coordinator),
-                plan: plan.clone(),
-            });
-            let report = run(&plan, backend, &settings, &context.cancel, &|_| {}).await;
+                })?;
             let counts = report.counts();
             let failed = counts.completed == 0;
             Ok(ToolOutput {

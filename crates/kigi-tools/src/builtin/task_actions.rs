@@ -9,8 +9,7 @@ use serde_json::Value;
 use crate::catalog::{ToolSpec, built_in_spec};
 use crate::context::ToolContext;
 use crate::schema::parameters_of;
-use crate::shell::Ending;
-use crate::tasks::{TaskReport, TaskState};
+
 use crate::tool::{Tool, ToolFuture, ToolOutput, parse_arguments};
 
 /// The longest a call may wait for a task.
@@ -43,21 +42,6 @@ fn unknown(id: &str, context: &ToolContext) -> ToolOutput {
     ))
 }
 
-fn render(report: &TaskReport) -> String {
-    let state = match &report.state {
-        TaskState::Running => "running".to_owned(),
-        TaskState::Ended(Ending::Exited(code)) => format!("exited with code {code}"),
-        TaskState::Ended(Ending::Cancelled) => "killed".to_owned(),
-        TaskState::Ended(Ending::Signalled) => "killed by a signal".to_owned(),
-        TaskState::Ended(Ending::TimedOut(_)) => "timed out".to_owned(),
-        TaskState::Failed(reason) => format!("failed to start: {reason}"),
-    };
-    format!(
-        "{} `{}`: {state}\n{}",
-        report.id, report.command, report.output
-    )
-}
-
 /// `get_task_output`.
 #[derive(Debug)]
 pub struct GetTaskOutput;
@@ -84,7 +68,7 @@ impl Tool for GetTaskOutput {
                 () = context.cancel.cancelled() => context.tasks.report(&args.task_id, Duration::ZERO).await,
             };
             Ok(match report {
-                Some(report) => ToolOutput::ok(render(&report)),
+                Some(report) => ToolOutput::ok(report.render()),
                 None => unknown(&args.task_id, context),
             })
         })
@@ -116,7 +100,7 @@ impl Tool for KillTask {
                 .await;
             Ok(ToolOutput::ok(report.map_or_else(
                 || format!("{} killed", args.task_id),
-                |r| render(&r),
+                |r| r.render(),
             )))
         })
     }
