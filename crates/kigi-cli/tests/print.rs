@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use kigi_testkit::{Fault, Script, ScriptSet, ScriptedServer, ScriptedToolCall, Step};
+use kigi_testkit::{Fault, Script, ScriptSet, ScriptedServer, Step};
 use serde_json::{Value, json};
 
 struct Env {
@@ -95,20 +95,6 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn calls(list: Vec<(&str, Value)>) -> Step {
-    Step {
-        tool_calls: list
-            .into_iter()
-            .map(|(name, arguments)| ScriptedToolCall {
-                id: None,
-                name: name.into(),
-                arguments,
-            })
-            .collect(),
-        ..Step::default()
-    }
-}
-
 fn result_of(out: &Output) -> Value {
     serde_json::from_str(stdout(out).trim()).unwrap_or_else(|e| panic!("{e}: {}", stdout(out)))
 }
@@ -116,11 +102,11 @@ fn result_of(out: &Output) -> Value {
 #[test]
 fn text_mode_prints_the_answer_and_shows_progress_on_stderr() {
     let env = Env::new(vec![
-        calls(vec![
+        Step::calls(vec![
             ("read_file", json!({"path": "src/lib.rs"})),
             ("grep", json!({"pattern": "fn"})),
         ]),
-        calls(vec![(
+        Step::calls(vec![(
             "search_replace",
             json!({"path": "src/lib.rs", "old_string": "old", "new_string": "new"}),
         )]),
@@ -143,7 +129,7 @@ fn text_mode_prints_the_answer_and_shows_progress_on_stderr() {
 #[test]
 fn json_mode_prints_one_result_object_and_the_session_is_on_disk() {
     let env = Env::new(vec![
-        calls(vec![("list_dir", json!({}))]),
+        Step::calls(vec![("list_dir", json!({}))]),
         Step::text("One file."),
     ]);
     env.write("a.txt", "a");
@@ -179,7 +165,7 @@ fn json_mode_prints_one_result_object_and_the_session_is_on_disk() {
 #[test]
 fn stream_json_mode_prints_every_event_as_a_line() {
     let env = Env::new(vec![
-        calls(vec![("glob", json!({"pattern": "*.md"}))]),
+        Step::calls(vec![("glob", json!({"pattern": "*.md"}))]),
         Step::text("Found it."),
     ]);
     env.write("README.md", "# hi\n");
@@ -205,7 +191,7 @@ fn stream_json_mode_prints_every_event_as_a_line() {
 #[test]
 fn refused_and_failing_tools_are_survived() {
     let env = Env::new(vec![
-        calls(vec![
+        Step::calls(vec![
             (
                 "run_terminal_cmd",
                 json!({"command": "touch created-by-model"}),
@@ -230,7 +216,7 @@ fn refused_and_failing_tools_are_survived() {
 fn an_agent_file_with_a_completion_requirement_gets_its_reminder() {
     let env = Env::new(vec![
         Step::text("done?"),
-        calls(vec![(
+        Step::calls(vec![(
             "todo_write",
             json!({"todos": [{"content": "x", "status": "completed"}]}),
         )]),
@@ -430,7 +416,7 @@ fn the_demo_runs_real_read_only_tools_and_says_it_is_scripted() {
 #[test]
 fn read_only_calls_of_one_response_run_concurrently() {
     let env = Env::new(vec![
-        calls(vec![
+        Step::calls(vec![
             ("read_file", json!({"path": "a.pipe"})),
             ("read_file", json!({"path": "b.pipe"})),
         ]),
@@ -479,14 +465,14 @@ fn a_subagent_runs_from_print_mode_and_its_transcript_can_be_shown() {
         .with(Script::matching(
             "#parent",
             vec![
-                calls(vec![(
+                Step::calls(vec![(
                     "spawn_subagent",
                     json!({"prompt": "#child list the folder", "description": "list the folder", "subagent_type": "explore"}),
                 )]),
                 Step::text("The child listed it."),
             ],
         ))
-        .with(Script::matching("#child", vec![calls(vec![("list_dir", json!({}))]), Step::text("one file: a.txt")]));
+        .with(Script::matching("#child", vec![Step::calls(vec![("list_dir", json!({}))]), Step::text("one file: a.txt")]));
     let env = Env::with_scripts(scripts);
     env.write("a.txt", "a");
     let out = env.kigi(&["-p", "#parent delegate", "--output-format", "json"]);
@@ -533,7 +519,7 @@ fn worktree_branches_can_be_listed_applied_and_discarded() {
         Script::matching(
             marker,
             vec![
-                calls(vec![(
+                Step::calls(vec![(
                     "write_file",
                     json!({"path": file, "content": "from the child\n"}),
                 )]),
@@ -545,7 +531,7 @@ fn worktree_branches_can_be_listed_applied_and_discarded() {
         .with(Script::matching(
             "#parent",
             vec![
-                calls(vec![
+                Step::calls(vec![
                     ("spawn_subagent", json!({"prompt": "#one write", "description": "write one", "isolation": "worktree"})),
                     ("spawn_subagent", json!({"prompt": "#two write", "description": "write two", "isolation": "worktree"})),
                 ]),

@@ -111,28 +111,14 @@ fn results(events: &[SessionEvent]) -> Vec<(String, ToolStatus, String)> {
         .collect()
 }
 
-fn calls(step: Vec<(&str, serde_json::Value)>) -> Step {
-    Step {
-        tool_calls: step
-            .into_iter()
-            .map(|(name, arguments)| kigi_testkit::ScriptedToolCall {
-                id: None,
-                name: name.into(),
-                arguments,
-            })
-            .collect(),
-        ..Step::default()
-    }
-}
-
 #[tokio::test]
 async fn a_multi_turn_task_reads_searches_edits_and_answers() {
     let fx = Fixture::new(vec![
-        calls(vec![
+        Step::calls(vec![
             ("read_file", json!({"path": "lib.rs"})),
             ("grep", json!({"pattern": "answer"})),
         ]),
-        calls(vec![(
+        Step::calls(vec![(
             "search_replace",
             json!({"path": "lib.rs", "old_string": "41", "new_string": "42"}),
         )]),
@@ -239,7 +225,7 @@ impl Tool for Rendezvous {
 #[tokio::test]
 async fn read_only_calls_of_one_response_run_concurrently() {
     let fx = Fixture::new(vec![
-        calls(vec![
+        Step::calls(vec![
             ("rendezvous", json!({})),
             ("rendezvous", json!({})),
             ("rendezvous", json!({})),
@@ -272,7 +258,7 @@ async fn read_only_calls_of_one_response_run_concurrently() {
 #[tokio::test]
 async fn calls_the_mode_does_not_allow_are_refused_and_the_session_goes_on() {
     let fx = Fixture::new(vec![
-        calls(vec![
+        Step::calls(vec![
             ("run_terminal_cmd", json!({"command": "touch pwned"})),
             ("write_file", json!({"path": "x.txt", "content": "x"})),
             ("no_such_tool", json!({})),
@@ -325,7 +311,7 @@ async fn calls_the_mode_does_not_allow_are_refused_and_the_session_goes_on() {
 #[tokio::test]
 async fn tools_outside_the_agents_allowlist_are_refused_at_execution() {
     let fx = Fixture::new(vec![
-        calls(vec![("write_file", json!({"path": "x", "content": "x"}))]),
+        Step::calls(vec![("write_file", json!({"path": "x", "content": "x"}))]),
         Step::text("ok"),
     ])
     .await;
@@ -347,7 +333,7 @@ async fn tools_outside_the_agents_allowlist_are_refused_at_execution() {
 async fn a_missing_completion_call_brings_a_reminder_and_the_loop_goes_on() {
     let fx = Fixture::new(vec![
         Step::text("I think I'm done."),
-        calls(vec![("todo_write", json!({"todos": []}))]),
+        Step::calls(vec![("todo_write", json!({"todos": []}))]),
         Step::text("Done, and recorded."),
     ])
     .await;
@@ -423,7 +409,7 @@ async fn an_empty_answer_is_an_error_not_an_answer() {
 
 #[tokio::test]
 async fn max_turns_stops_a_model_that_never_finishes() {
-    let step = calls(vec![("list_dir", json!({}))]);
+    let step = Step::calls(vec![("list_dir", json!({}))]);
     let fx = Fixture::new(vec![step.clone(), step.clone(), step]).await;
     let mut session = fx.session(fx.setup("maxTurns: 2\n", None));
     let error = session
@@ -472,7 +458,7 @@ async fn cancelling_stops_the_stream_and_records_the_cancelled_turn() {
 
 #[tokio::test]
 async fn a_cancelled_command_is_killed_and_recorded() {
-    let fx = Fixture::new(vec![calls(vec![(
+    let fx = Fixture::new(vec![Step::calls(vec![(
         "run_terminal_cmd",
         json!({"command": "sleep 60"}),
     )])])
@@ -581,7 +567,7 @@ async fn a_crashing_tool_is_reported_to_the_model_and_the_session_goes_on() {
         }
     }
     let fx = Fixture::new(vec![
-        calls(vec![("crash", json!({}))]),
+        Step::calls(vec![("crash", json!({}))]),
         Step::text("recovered"),
     ])
     .await;
@@ -621,7 +607,7 @@ async fn a_crashing_tool_is_reported_to_the_model_and_the_session_goes_on() {
 #[tokio::test]
 async fn overridden_names_are_what_the_model_sees_and_canonical_names_run() {
     let fx = Fixture::new(vec![
-        calls(vec![("Read", json!({"file_path": "a.txt"}))]),
+        Step::calls(vec![("Read", json!({"file_path": "a.txt"}))]),
         Step::text("read it"),
     ])
     .await;

@@ -28,27 +28,8 @@ struct Tree {
     env: Vec<(String, String)>,
 }
 
-fn spawn_call(args: Value) -> ScriptedToolCall {
-    ScriptedToolCall {
-        id: None,
-        name: "spawn_subagent".into(),
-        arguments: args,
-    }
-}
-
-fn calls(list: Vec<ScriptedToolCall>) -> Step {
-    Step {
-        tool_calls: list,
-        ..Step::default()
-    }
-}
-
-fn call(name: &str, arguments: Value) -> ScriptedToolCall {
-    ScriptedToolCall {
-        id: None,
-        name: name.into(),
-        arguments,
-    }
+fn spawn(args: Value) -> ScriptedToolCall {
+    ScriptedToolCall::new("spawn_subagent", args)
 }
 
 impl Tree {
@@ -169,10 +150,10 @@ async fn a_foreground_child_runs_with_its_own_transcript_and_reports_back() {
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![spawn_call(json!({"prompt": "#child-a read a.txt", "description": "read the file", "subagent_type": "explore"}))]),
+                Step::calls(vec![spawn(json!({"prompt": "#child-a read a.txt", "description": "read the file", "subagent_type": "explore"}))]),
                 Step::text("The child read it."),
             ]),
-            Script::matching("#child-a", vec![calls(vec![call("read_file", json!({"path": "a.txt"}))]), Step::text("a.txt says hi")]),
+            Script::matching("#child-a", vec![Step::calls(vec![ScriptedToolCall::new("read_file", json!({"path": "a.txt"}))]), Step::text("a.txt says hi")]),
         ],
         "",
     )
@@ -241,14 +222,14 @@ async fn children_of_one_response_run_at_the_same_time() {
         )
     };
     let spawn = |marker: &str| {
-        spawn_call(json!({"prompt": format!("{marker} work"), "description": "parallel work"}))
+        spawn(json!({"prompt": format!("{marker} work"), "description": "parallel work"}))
     };
     let tree = Tree::new(
         vec![
             Script::matching(
                 "#parent",
                 vec![
-                    calls(vec![spawn("#c1"), spawn("#c2"), spawn("#c3")]),
+                    Step::calls(vec![spawn("#c1"), spawn("#c2"), spawn("#c3")]),
                     Step::text("all done"),
                 ],
             ),
@@ -289,10 +270,10 @@ async fn a_child_past_the_foreground_budget_moves_to_the_background_and_is_colle
             Script::matching(
                 "#parent",
                 vec![
-                    calls(vec![spawn_call(
+                    Step::calls(vec![spawn(
                         json!({"prompt": "#slow work", "description": "slow work"}),
                     )]),
-                    calls(vec![call(
+                    Step::calls(vec![ScriptedToolCall::new(
                         "get_command_or_subagent_output",
                         json!({"ids": ["sub-1"], "timeout_secs": 60}),
                     )]),
@@ -339,11 +320,11 @@ async fn a_finished_background_child_is_announced_at_the_parents_next_step() {
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![
-                    spawn_call(json!({"prompt": "#fast work", "description": "fast work", "background": true})),
-                    spawn_call(json!({"prompt": "#later work", "description": "later work", "background": true})),
+                Step::calls(vec![
+                    spawn(json!({"prompt": "#fast work", "description": "fast work", "background": true})),
+                    spawn(json!({"prompt": "#later work", "description": "later work", "background": true})),
                 ]),
-                calls(vec![call("get_command_or_subagent_output", json!({"ids": ["sub-2"], "timeout_secs": 60}))]),
+                Step::calls(vec![ScriptedToolCall::new("get_command_or_subagent_output", json!({"ids": ["sub-2"], "timeout_secs": 60}))]),
                 Step::text("both seen"),
             ]),
             Script::matching("#fast", vec![Step::text("fast result")]),
@@ -380,14 +361,14 @@ async fn a_child_cannot_delegate_or_exceed_its_parents_tools() {
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![spawn_call(json!({"prompt": "#child try things", "description": "try things", "capability_mode": "read-only"}))]),
+                Step::calls(vec![spawn(json!({"prompt": "#child try things", "description": "try things", "capability_mode": "read-only"}))]),
                 Step::text("ok"),
             ]),
             Script::matching("#child", vec![
-                calls(vec![
-                    spawn_call(json!({"prompt": "#grandchild", "description": "nested"})),
-                    call("write_file", json!({"path": "x.txt", "content": "x"})),
-                    call("run_terminal_cmd", json!({"command": "touch y.txt"})),
+                Step::calls(vec![
+                    spawn(json!({"prompt": "#grandchild", "description": "nested"})),
+                    ScriptedToolCall::new("write_file", json!({"path": "x.txt", "content": "x"})),
+                    ScriptedToolCall::new("run_terminal_cmd", json!({"command": "touch y.txt"})),
                 ]),
                 Step::text("refused"),
             ]),
@@ -431,12 +412,12 @@ async fn each_model_layer_picks_the_childs_model_and_bad_picks_are_refused() {
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![
-                    spawn_call(json!({"prompt": "#m1", "description": "routed by type", "subagent_type": "explore"})),
-                    spawn_call(json!({"prompt": "#m2", "description": "spawn override", "subagent_type": "explore", "model": "override"})),
-                    spawn_call(json!({"prompt": "#m3", "description": "inherits parent"})),
-                    spawn_call(json!({"prompt": "#m4", "description": "unknown model", "model": "nope"})),
-                    spawn_call(json!({"prompt": "#m5", "description": "unknown type", "subagent_type": "wizard"})),
+                Step::calls(vec![
+                    spawn(json!({"prompt": "#m1", "description": "routed by type", "subagent_type": "explore"})),
+                    spawn(json!({"prompt": "#m2", "description": "spawn override", "subagent_type": "explore", "model": "override"})),
+                    spawn(json!({"prompt": "#m3", "description": "inherits parent"})),
+                    spawn(json!({"prompt": "#m4", "description": "unknown model", "model": "nope"})),
+                    spawn(json!({"prompt": "#m5", "description": "unknown type", "subagent_type": "wizard"})),
                 ]),
                 Step::text("ok"),
             ]),
@@ -495,7 +476,7 @@ async fn cancelling_the_parent_cancels_its_children() {
         vec![
             Script::matching(
                 "#parent",
-                vec![calls(vec![spawn_call(
+                vec![Step::calls(vec![spawn(
                     json!({"prompt": "#stuck", "description": "stuck child"}),
                 )])],
             ),
@@ -537,7 +518,7 @@ async fn a_child_over_its_token_budget_stops_and_says_why() {
             Script::matching(
                 "#parent",
                 vec![
-                    calls(vec![spawn_call(
+                    Step::calls(vec![spawn(
                         json!({"prompt": "#hungry", "description": "spend tokens"}),
                     )]),
                     Step::text("ok"),
@@ -552,7 +533,7 @@ async fn a_child_over_its_token_budget_stops_and_says_why() {
                             output: 200,
                             cached: 0,
                         }),
-                        ..calls(vec![call("list_dir", json!({}))])
+                        ..Step::calls(vec![ScriptedToolCall::new("list_dir", json!({}))])
                     },
                     Step::text("never reached"),
                 ],
@@ -579,7 +560,7 @@ async fn an_empty_final_message_is_an_empty_receipt_failure() {
             Script::matching(
                 "#parent",
                 vec![
-                    calls(vec![spawn_call(
+                    Step::calls(vec![spawn(
                         json!({"prompt": "#mute", "description": "says nothing"}),
                     )]),
                     Step::text("ok"),
@@ -617,7 +598,7 @@ async fn switching_subagents_off_removes_the_tools() {
         vec![Script::matching(
             "#parent",
             vec![
-                calls(vec![spawn_call(
+                Step::calls(vec![spawn(
                     json!({"prompt": "#p", "description": "plan it", "subagent_type": "plan"}),
                 )]),
                 Step::text("ok"),
@@ -647,11 +628,11 @@ async fn personas_and_roles_shape_the_child_and_each_names_its_layer() {
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![
-                    spawn_call(json!({"prompt": "#p1 work", "description": "with a persona", "persona": "quick"})),
-                    spawn_call(json!({"prompt": "#p2 audit", "description": "run the role", "subagent_type": "auditor"})),
-                    spawn_call(json!({"prompt": "#p3 work", "description": "broken persona", "persona": "broken"})),
-                    spawn_call(json!({"prompt": "#p4 work", "description": "missing persona", "persona": "ghost"})),
+                Step::calls(vec![
+                    spawn(json!({"prompt": "#p1 work", "description": "with a persona", "persona": "quick"})),
+                    spawn(json!({"prompt": "#p2 audit", "description": "run the role", "subagent_type": "auditor"})),
+                    spawn(json!({"prompt": "#p3 work", "description": "broken persona", "persona": "broken"})),
+                    spawn(json!({"prompt": "#p4 work", "description": "missing persona", "persona": "ghost"})),
                 ]),
                 Step::text("ok"),
             ]),
@@ -727,24 +708,24 @@ async fn named_children_and_their_parent_message_each_other() {
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![spawn_call(json!({"prompt": "#scout look around", "description": "look around", "name": "scout"}))]),
-                calls(vec![call("list_subagents", json!({"include_finished": true}))]),
-                calls(vec![call("send_to_subagent", json!({"target": "scout", "message": "now check the tests"}))]),
-                calls(vec![call("get_command_or_subagent_output", json!({"ids": ["scout"], "timeout_secs": 60}))]),
-                calls(vec![
-                    spawn_call(json!({"prompt": "#busy work", "description": "busy work", "name": "busy", "background": true})),
+                Step::calls(vec![spawn(json!({"prompt": "#scout look around", "description": "look around", "name": "scout"}))]),
+                Step::calls(vec![ScriptedToolCall::new("list_subagents", json!({"include_finished": true}))]),
+                Step::calls(vec![ScriptedToolCall::new("send_to_subagent", json!({"target": "scout", "message": "now check the tests"}))]),
+                Step::calls(vec![ScriptedToolCall::new("get_command_or_subagent_output", json!({"ids": ["scout"], "timeout_secs": 60}))]),
+                Step::calls(vec![
+                    spawn(json!({"prompt": "#busy work", "description": "busy work", "name": "busy", "background": true})),
                 ]),
-                calls(vec![call("send_to_subagent", json!({"target": "busy", "message": "mind the edge case"}))]),
-                calls(vec![call("get_command_or_subagent_output", json!({"ids": ["busy"], "timeout_secs": 60}))]),
+                Step::calls(vec![ScriptedToolCall::new("send_to_subagent", json!({"target": "busy", "message": "mind the edge case"}))]),
+                Step::calls(vec![ScriptedToolCall::new("get_command_or_subagent_output", json!({"ids": ["busy"], "timeout_secs": 60}))]),
                 Step::text("done"),
             ]),
             Script::matching("#scout", vec![
-                calls(vec![call("notify_parent", json!({"message": "halfway: found the config"}))]),
+                Step::calls(vec![ScriptedToolCall::new("notify_parent", json!({"message": "halfway: found the config"}))]),
                 Step::text("first report"),
                 Step::text("tests ok"),
             ]),
             Script::matching("#busy", vec![
-                Step { latency_ms: 800, ..calls(vec![call("list_dir", json!({}))]) },
+                Step { latency_ms: 800, ..Step::calls(vec![ScriptedToolCall::new("list_dir", json!({}))]) },
                 Step::text("handled the edge case"),
             ]),
         ],
@@ -812,15 +793,15 @@ async fn resume_from_carries_a_completed_childs_conversation_and_refuses_the_res
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![
-                    spawn_call(json!({"prompt": "#r1 research", "description": "research", "subagent_type": "explore", "name": "research"})),
-                    spawn_call(json!({"prompt": "#mute say nothing", "description": "say nothing", "name": "mute"})),
+                Step::calls(vec![
+                    spawn(json!({"prompt": "#r1 research", "description": "research", "subagent_type": "explore", "name": "research"})),
+                    spawn(json!({"prompt": "#mute say nothing", "description": "say nothing", "name": "mute"})),
                 ]),
-                calls(vec![
-                    spawn_call(json!({"prompt": "go on", "description": "continue research", "subagent_type": "explore", "resume_from": "research", "cwd": "ignored"})),
-                    spawn_call(json!({"prompt": "go on", "description": "wrong type", "resume_from": "research"})),
-                    spawn_call(json!({"prompt": "go on", "description": "failed source", "resume_from": "mute"})),
-                    spawn_call(json!({"prompt": "go on", "description": "no source", "resume_from": "ghost"})),
+                Step::calls(vec![
+                    spawn(json!({"prompt": "go on", "description": "continue research", "subagent_type": "explore", "resume_from": "research", "cwd": "ignored"})),
+                    spawn(json!({"prompt": "go on", "description": "wrong type", "resume_from": "research"})),
+                    spawn(json!({"prompt": "go on", "description": "failed source", "resume_from": "mute"})),
+                    spawn(json!({"prompt": "go on", "description": "no source", "resume_from": "ghost"})),
                 ]),
                 Step::text("ok"),
             ]),
@@ -901,26 +882,26 @@ async fn a_worktree_child_writes_only_there_and_its_changes_apply_or_conflict_sa
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![spawn_call(json!({"prompt": "#wt1 edit", "description": "edit in isolation", "isolation": "worktree", "name": "w1"}))]),
-                calls(vec![call("apply_worktree", json!({"subagent": "w1"}))]),
-                calls(vec![spawn_call(json!({"prompt": "#wt2 edit", "description": "conflicting edit", "isolation": "worktree", "name": "w2"}))]),
-                calls(vec![call("apply_worktree", json!({"subagent": "w2"}))]),
-                calls(vec![spawn_call(json!({"prompt": "#wt3 look", "description": "no changes", "isolation": "worktree"}))]),
+                Step::calls(vec![spawn(json!({"prompt": "#wt1 edit", "description": "edit in isolation", "isolation": "worktree", "name": "w1"}))]),
+                Step::calls(vec![ScriptedToolCall::new("apply_worktree", json!({"subagent": "w1"}))]),
+                Step::calls(vec![spawn(json!({"prompt": "#wt2 edit", "description": "conflicting edit", "isolation": "worktree", "name": "w2"}))]),
+                Step::calls(vec![ScriptedToolCall::new("apply_worktree", json!({"subagent": "w2"}))]),
+                Step::calls(vec![spawn(json!({"prompt": "#wt3 look", "description": "no changes", "isolation": "worktree"}))]),
                 Step::text("done"),
             ]),
             Script::matching("#wt1", vec![
-                calls(vec![
-                    call("search_replace", json!({"path": "a.txt", "old_string": "one", "new_string": "two"})),
-                    call("write_file", json!({"path": "new.txt", "content": "new\n"})),
-                    call("write_file", json!({"path": "../escape.txt", "content": "x"})),
+                Step::calls(vec![
+                    ScriptedToolCall::new("search_replace", json!({"path": "a.txt", "old_string": "one", "new_string": "two"})),
+                    ScriptedToolCall::new("write_file", json!({"path": "new.txt", "content": "new\n"})),
+                    ScriptedToolCall::new("write_file", json!({"path": "../escape.txt", "content": "x"})),
                 ]),
                 Step::text("edited"),
             ]),
             Script::matching("#wt2", vec![
-                calls(vec![call("search_replace", json!({"path": "a.txt", "old_string": "one", "new_string": "three"}))]),
+                Step::calls(vec![ScriptedToolCall::new("search_replace", json!({"path": "a.txt", "old_string": "one", "new_string": "three"}))]),
                 Step::text("edited too"),
             ]),
-            Script::matching("#wt3", vec![calls(vec![call("read_file", json!({"path": "a.txt"}))]), Step::text("looked")]),
+            Script::matching("#wt3", vec![Step::calls(vec![ScriptedToolCall::new("read_file", json!({"path": "a.txt"}))]), Step::text("looked")]),
         ],
         "",
     )
@@ -992,7 +973,7 @@ async fn worktree_isolation_outside_git_is_refused() {
         vec![Script::matching(
             "#parent",
             vec![
-                calls(vec![spawn_call(
+                Step::calls(vec![spawn(
                     json!({"prompt": "#x", "description": "isolated", "isolation": "worktree"}),
                 )]),
                 Step::text("ok"),
@@ -1022,7 +1003,7 @@ async fn kill_timeout_and_the_tree_budget_each_stop_a_child_and_say_why() {
                         output: 100,
                         cached: 0,
                     }),
-                    ..calls(vec![call("list_dir", json!({}))])
+                    ..Step::calls(vec![ScriptedToolCall::new("list_dir", json!({}))])
                 },
                 Step::text(format!("{marker} finished")),
             ],
@@ -1031,11 +1012,11 @@ async fn kill_timeout_and_the_tree_budget_each_stop_a_child_and_say_why() {
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![spawn_call(json!({"prompt": "#stuck1", "description": "stuck child", "name": "stuck", "background": true}))]),
-                calls(vec![call("kill_task", json!({"task_id": "stuck"}))]),
-                calls(vec![spawn_call(json!({"prompt": "#stuck2", "description": "slow child"}))]),
-                calls(vec![spawn_call(json!({"prompt": "#t1", "description": "first spender"}))]),
-                calls(vec![spawn_call(json!({"prompt": "#t2", "description": "second spender"}))]),
+                Step::calls(vec![spawn(json!({"prompt": "#stuck1", "description": "stuck child", "name": "stuck", "background": true}))]),
+                Step::calls(vec![ScriptedToolCall::new("kill_task", json!({"task_id": "stuck"}))]),
+                Step::calls(vec![spawn(json!({"prompt": "#stuck2", "description": "slow child"}))]),
+                Step::calls(vec![spawn(json!({"prompt": "#t1", "description": "first spender"}))]),
+                Step::calls(vec![spawn(json!({"prompt": "#t2", "description": "second spender"}))]),
                 Step::text("ok"),
             ]),
             Script::matching("#stuck1", vec![Step::text("never").after_faults(vec![Fault::Hang])]),
@@ -1085,13 +1066,13 @@ async fn a_swarm_of_128_runs_through_the_coordinator_and_reports_in_item_order()
     let tree = Tree::new(
         vec![
             Script::matching("#parent", vec![
-                calls(vec![call("agent_swarm", json!({
+                Step::calls(vec![ScriptedToolCall::new("agent_swarm", json!({
                     "description": "summarize files",
                     "prompt_template": "Summarize {{item}} in one line.",
                     "items": items,
                     "subagent_type": "explore",
                 }))]),
-                calls(vec![call("agent_swarm", json!({"description": "bad", "prompt_template": "no placeholder", "items": ["a"]}))]),
+                Step::calls(vec![ScriptedToolCall::new("agent_swarm", json!({"description": "bad", "prompt_template": "no placeholder", "items": ["a"]}))]),
                 Step::text("summarized"),
             ]),
             Script { name: "member".into(), marker: None, steps: vec![Step::text("one line summary")] },

@@ -166,12 +166,14 @@ impl Step {
 
     /// A step that calls one tool.
     pub fn tool_call(name: impl Into<String>, arguments: Value) -> Self {
+        Self::calls([ScriptedToolCall::new(name, arguments)])
+    }
+
+    /// A step that calls several tools in one response: `ScriptedToolCall`s or
+    /// `(name, arguments)` pairs.
+    pub fn calls<C: Into<ScriptedToolCall>>(calls: impl IntoIterator<Item = C>) -> Self {
         Self {
-            tool_calls: vec![ScriptedToolCall {
-                id: None,
-                name: name.into(),
-                arguments,
-            }],
+            tool_calls: calls.into_iter().map(Into::into).collect(),
             ..Self::default()
         }
     }
@@ -195,7 +197,22 @@ impl Script {
     }
 }
 
+impl<N: Into<String>> From<(N, Value)> for ScriptedToolCall {
+    fn from((name, arguments): (N, Value)) -> Self {
+        Self::new(name, arguments)
+    }
+}
+
 impl ScriptedToolCall {
+    /// A call with a generated id.
+    pub fn new(name: impl Into<String>, arguments: Value) -> Self {
+        Self {
+            id: None,
+            name: name.into(),
+            arguments,
+        }
+    }
+
     /// The argument JSON text as sent.
     pub fn arguments_text(&self) -> String {
         match &self.arguments {

@@ -123,11 +123,15 @@ impl Shared {
 
     fn record(&self, request: RecordedRequest) -> usize {
         let _ = self.feed.send(request.clone());
-        let mut log = self.log();
-        log.push(request);
-        drop(log);
+        // The index is taken under the same lock as the push: concurrent requests must not
+        // hand each other's entries to `client_gone`.
+        let index = {
+            let mut log = self.log();
+            log.push(request);
+            log.len() - 1
+        };
         self.changed.notify_waiters();
-        self.log().len() - 1
+        index
     }
 
     fn client_gone(&self, index: usize) {
@@ -268,18 +272,10 @@ async fn handle(
         let mut response = json_response(*status, &wire.error_body(&code, &message));
         if let Some(ms) = retry_after_ms {
             let headers = response.headers_mut();
-            headers.insert(
-                "retry-after-ms",
-                ms.to_string()
-                    .parse()
-                    .unwrap_or_else(|_| unreachable_header()),
-            );
+            headers.insert("retry-after-ms", hyper::header::HeaderValue::from(*ms));
             headers.insert(
                 "retry-after",
-                ms.div_ceil(1000)
-                    .to_string()
-                    .parse()
-                    .unwrap_or_else(|_| unreachable_header()),
+                hyper::header::HeaderValue::from(ms.div_ceil(1000)),
             );
         }
         return Ok(response);
@@ -375,8 +371,4 @@ fn default_code(status: u16) -> &'static str {
         500..=599 => "server_error",
         _ => "error",
     }
-}
-
-fn unreachable_header() -> hyper::header::HeaderValue {
-    hyper::header::HeaderValue::from_static("0")
 }
