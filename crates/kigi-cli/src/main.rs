@@ -84,29 +84,7 @@ enum Command {
     #[command(subcommand)]
     Worktree(WorktreeCommand),
     /// Run one prompt template over the items of a file, one subagent per item (no main agent).
-    Swarm {
-        /// The task for each item; must contain {{item}}.
-        #[arg(long)]
-        template: String,
-        /// One item per line, or a JSON array of strings.
-        #[arg(long, value_name = "FILE")]
-        items_file: PathBuf,
-        /// A short label for the swarm.
-        #[arg(long)]
-        description: Option<String>,
-        #[arg(long)]
-        subagent_type: Option<String>,
-        #[arg(long)]
-        capability_mode: Option<String>,
-        /// none or worktree.
-        #[arg(long)]
-        isolation: Option<String>,
-        /// A model alias for the members (default: the session's model).
-        #[arg(long)]
-        member_model: Option<String>,
-        #[arg(long)]
-        max_concurrency: Option<usize>,
-    },
+    Swarm(commands::swarm::SwarmOptions),
     /// Sessions on disk.
     #[command(subcommand)]
     Sessions(SessionsCommand),
@@ -268,28 +246,12 @@ fn main() -> ExitCode {
         Command::Worktree(WorktreeCommand::Discard { branch }) => {
             commands::worktree::discard(&branch)
         }
-        Command::Swarm {
-            template,
-            items_file,
-            description,
-            subagent_type,
-            capability_mode,
-            isolation,
-            member_model,
-            max_concurrency,
-        } => commands::swarm::run(commands::swarm::SwarmArgs {
-            template,
-            items_file,
-            description,
-            subagent_type,
-            capability_mode,
-            isolation,
-            member_model,
-            max_concurrency,
-            permission_mode: cli.permission_mode,
-            format: cli.output_format,
-            model: model_flags,
-        }),
+        Command::Swarm(options) => commands::swarm::run(
+            options,
+            cli.permission_mode,
+            cli.output_format,
+            &model_flags,
+        ),
         Command::Sessions(SessionsCommand::List { json }) => commands::sessions::list(json),
         Command::Sessions(SessionsCommand::Show { id, agent }) => {
             commands::sessions::show(&id, agent.as_deref())

@@ -37,8 +37,11 @@ pub(crate) trait StreamDecoder: Send + Sync {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), DecodeFault>;
     /// True once the wire's completion event has been seen.
     fn is_complete(&self) -> bool;
-    /// The body ended cleanly. Flushes what is pending and says whether the answer is whole.
-    fn end_of_body(&mut self, out: &mut Vec<ModelEvent>) -> bool;
+    /// The body ended cleanly. Flushes what is pending and says whether the answer is whole;
+    /// by default, whole only if the completion event came.
+    fn end_of_body(&mut self, _out: &mut Vec<ModelEvent>) -> bool {
+        self.is_complete()
+    }
 }
 
 /// Parses an event's data as JSON, or says which event was not JSON.

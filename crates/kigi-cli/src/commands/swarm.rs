@@ -16,20 +16,30 @@ use kigi_protocol::{SessionEvent, TurnEndReason};
 
 use super::progress::OutputFormat;
 
-/// Everything `kigi swarm` was told.
-#[derive(Debug, Clone)]
-pub struct SwarmArgs {
+/// `kigi swarm`'s own flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SwarmOptions {
+    /// The task for each item; must contain {{item}}.
+    #[arg(long)]
     pub template: String,
+    /// One item per line, or a JSON array of strings.
+    #[arg(long, value_name = "FILE")]
     pub items_file: PathBuf,
+    /// A short label for the swarm.
+    #[arg(long)]
     pub description: Option<String>,
+    #[arg(long)]
     pub subagent_type: Option<String>,
+    #[arg(long)]
     pub capability_mode: Option<String>,
+    /// none or worktree.
+    #[arg(long)]
     pub isolation: Option<String>,
+    /// A model alias for the members (default: the session's model).
+    #[arg(long)]
     pub member_model: Option<String>,
+    #[arg(long)]
     pub max_concurrency: Option<usize>,
-    pub permission_mode: Option<PermissionMode>,
-    pub format: OutputFormat,
-    pub model: ModelFlags,
 }
 
 /// Items: a JSON array of strings, or one per line (blank lines skipped).
@@ -52,13 +62,18 @@ pub fn read_items(path: &Path) -> anyhow::Result<Vec<String>> {
         .collect())
 }
 
-pub fn run(args: SwarmArgs) -> anyhow::Result<ExitCode> {
+pub fn run(
+    args: SwarmOptions,
+    permission_mode: Option<PermissionMode>,
+    format: OutputFormat,
+    model: &ModelFlags,
+) -> anyhow::Result<ExitCode> {
     let items = read_items(&args.items_file)?;
     let paths = KigiPaths::from_env();
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let discovery = Discovery::load(paths.clone())?;
     let models = ModelsConfig::load(&paths.config_file())?;
-    let client = models.client(&args.model, &|name| std::env::var(name).ok())?;
+    let client = models.client(model, &|name| std::env::var(name).ok())?;
     let parent = discovery
         .by_name_in_cwd(DEFAULT_AGENT, &cwd)?
         .context("the default agent is missing")?;
@@ -84,13 +99,11 @@ pub fn run(args: SwarmArgs) -> anyhow::Result<ExitCode> {
         config: discovery.subagents.clone(),
         discovery,
         models,
-        base_url_override: args.model.base_url.clone(),
+        base_url_override: model.base_url.clone(),
         env: Arc::new(|name: &str| std::env::var(name).ok()),
         parent_client: client,
         parent_tools: parent.tools.clone(),
-        parent_mode: args
-            .permission_mode
-            .unwrap_or(parent.definition.permission_mode),
+        parent_mode: permission_mode.unwrap_or(parent.definition.permission_mode),
         cwd,
         cancel: cancel.clone(),
     };
@@ -142,7 +155,7 @@ pub fn run(args: SwarmArgs) -> anyhow::Result<ExitCode> {
         },
         steps: 0,
     })?;
-    match args.format {
+    match format {
         OutputFormat::Json | OutputFormat::StreamJson => {
             let mut value = serde_json::to_value(&report)?;
             value["session_id"] = serde_json::Value::String(session_id.clone());

@@ -101,10 +101,6 @@ impl StreamDecoder for AnthropicDecoder {
     fn is_complete(&self) -> bool {
         self.done
     }
-
-    fn end_of_body(&mut self, _out: &mut Vec<ModelEvent>) -> bool {
-        self.done
-    }
 }
 
 #[cfg(test)]

@@ -99,8 +99,4 @@ impl StreamDecoder for ResponsesDecoder {
     fn is_complete(&self) -> bool {
         self.done
     }
-
-    fn end_of_body(&mut self, _out: &mut Vec<ModelEvent>) -> bool {
-        self.done
-    }
 }
