@@ -72,7 +72,6 @@ fn main() {
         let coordinator = Coordinator::new(CoordinatorSetup {
             session_id: new_session_id(),
             store: SessionStore::new(tmp.path().join("sessions")),
-            config: discovery.subagents.clone(),
             discovery,
             models: ModelsConfig::default(),
             base_url_override: None,

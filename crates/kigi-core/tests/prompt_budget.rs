@@ -55,7 +55,6 @@ async fn the_default_agents_fit_their_prompt_budgets() {
     let coordinator = Coordinator::new(CoordinatorSetup {
         session_id: kigi_core::new_session_id(),
         store: SessionStore::new(tmp.path().join("sessions")),
-        config: discovery.subagents.clone(),
         discovery,
         models: ModelsConfig::default(),
         base_url_override: None,

@@ -93,7 +93,6 @@ impl Tree {
         let coordinator = Coordinator::new(CoordinatorSetup {
             session_id: id.clone(),
             store: self.store.clone(),
-            config: discovery.subagents.clone(),
             discovery,
             models,
             base_url_override: None,

@@ -166,7 +166,6 @@ pub async fn run_session(
     let coordinator = Coordinator::new(CoordinatorSetup {
         session_id: session_id.clone(),
         store: store.clone(),
-        config: discovery.subagents.clone(),
         discovery,
         models,
         base_url_override: args.model.base_url.clone(),

@@ -96,7 +96,6 @@ pub fn run(
     let coordinator_setup = CoordinatorSetup {
         session_id: session_id.clone(),
         store: store.clone(),
-        config: discovery.subagents.clone(),
         discovery,
         models,
         base_url_override: model.base_url.clone(),

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use crate::lock::lock;
 use std::time::Duration;
 
-use kigi_agent::{Discovery, PermissionMode, ResolvedTool, SubagentsConfig};
+use kigi_agent::{Discovery, PermissionMode, ResolvedTool};
 use kigi_model::{ModelClient, ModelsConfig};
 use kigi_protocol::SessionEvent;
 use tokio::sync::watch;
@@ -52,7 +52,6 @@ pub struct CoordinatorSetup {
     pub parent_tools: Vec<ResolvedTool>,
     pub parent_mode: PermissionMode,
     pub cwd: PathBuf,
-    pub config: SubagentsConfig,
     /// Cancelling this cancels every child.
     pub cancel: CancellationToken,
 }
@@ -104,20 +103,23 @@ impl Coordinator {
     pub fn new(setup: CoordinatorSetup) -> Arc<Self> {
         let await_budget = (setup.env)("KIGI_SUBAGENT_AWAIT_BUDGET_MS")
             .and_then(|v| v.trim().parse::<u64>().ok())
-            .or(setup.config.await_budget_ms)
+            .or(setup.discovery.subagents.await_budget_ms)
             .map_or(DEFAULT_AWAIT_BUDGET, Duration::from_millis);
         let timeout = setup
-            .config
+            .discovery
+            .subagents
             .timeout_ms
             .map_or(DEFAULT_CHILD_TIMEOUT, Duration::from_millis);
         let tree = setup
-            .config
+            .discovery
+            .subagents
             .max_tokens_per_tree
             .map(|limit| Arc::new(TreeMeter::new(limit)));
         let existing = existing_children(&setup.store, &setup.session_id);
         let paths = setup.discovery.paths.clone();
-        let personas = kigi_agent::PersonaSet::discover(&setup.config, &paths, &setup.cwd);
-        let roles = kigi_agent::RoleSet::discover(&setup.config, &paths, &setup.cwd);
+        let personas =
+            kigi_agent::PersonaSet::discover(&setup.discovery.subagents, &paths, &setup.cwd);
+        let roles = kigi_agent::RoleSet::discover(&setup.discovery.subagents, &paths, &setup.cwd);
         Arc::new(Self {
             setup,
             personas,
@@ -143,7 +145,10 @@ impl Coordinator {
 
     /// Whether subagents are on at all (`[subagents] enabled`, `KIGI_SUBAGENTS`).
     pub fn enabled(&self) -> bool {
-        self.setup.config.enabled_with(&*self.setup.env)
+        self.setup
+            .discovery
+            .subagents
+            .enabled_with(&*self.setup.env)
     }
 
     /// The types a spawn may name, with their descriptions, as `name: description` lines.
@@ -153,13 +158,16 @@ impl Coordinator {
             .roles
             .entries
             .iter()
-            .filter(|(name, _)| report.get(name).is_none() && self.setup.config.type_enabled(name))
+            .filter(|(name, _)| {
+                report.get(name).is_none() && self.setup.discovery.subagents.type_enabled(name)
+            })
             .map(|(name, entry)| (name.clone(), format!("(role) {}", entry.value.description)));
         let mut types: Vec<(String, String)> = report
             .names()
             .into_iter()
             .filter(|name| {
-                *name != kigi_agent::DEFAULT_AGENT && self.setup.config.type_enabled(name)
+                *name != kigi_agent::DEFAULT_AGENT
+                    && self.setup.discovery.subagents.type_enabled(name)
             })
             .filter_map(|name| {
                 report

@@ -32,7 +32,12 @@ pub(super) struct Prepared {
 impl Coordinator {
     /// Everything that must hold before a child starts, resolved into its setup.
     pub(super) fn prepare(&self, spawn: &CheckedSpawn, id: &str) -> Result<Prepared, String> {
-        if !self.setup.config.type_enabled(&spawn.agent_type) {
+        if !self
+            .setup
+            .discovery
+            .subagents
+            .type_enabled(&spawn.agent_type)
+        {
             return Err(format!(
                 "subagent_type `{}` is disabled by [subagents.toggle]",
                 spawn.agent_type
@@ -96,7 +101,8 @@ impl Coordinator {
         }
         let routed = self
             .setup
-            .config
+            .discovery
+            .subagents
             .models
             .get(&spawn.agent_type)
             .map(String::as_str);
@@ -154,7 +160,7 @@ impl Coordinator {
             setup.runtime.set_write_root(&worktree.path);
         }
         setup.token_budget = TokenBudget {
-            own: self.setup.config.max_tokens_per_child,
+            own: self.setup.discovery.subagents.max_tokens_per_child,
             tree: self.tree.clone(),
         };
         if let Some(effort) = persona
@@ -250,7 +256,7 @@ impl Coordinator {
 
     /// Whether `agent_type` can be spawned (known, not switched off).
     pub(crate) fn check_spawnable_type(&self, agent_type: &str) -> Result<(), String> {
-        if !self.setup.config.type_enabled(agent_type) {
+        if !self.setup.discovery.subagents.type_enabled(agent_type) {
             return Err(format!(
                 "subagent_type `{agent_type}` is disabled by [subagents.toggle]"
             ));
