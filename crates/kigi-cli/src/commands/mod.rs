@@ -20,3 +20,13 @@ pub fn context() -> anyhow::Result<(std::path::PathBuf, Discovery)> {
     let discovery = Discovery::load(KigiPaths::from_env())?;
     Ok((cwd, discovery))
 }
+
+/// Cancels `token` on Ctrl-C (a turn, a swarm, and every child under them). Needs a runtime.
+pub fn cancel_on_ctrl_c(token: &kigi_model::CancellationToken) {
+    let token = token.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            token.cancel();
+        }
+    });
+}

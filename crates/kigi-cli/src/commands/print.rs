@@ -189,12 +189,7 @@ pub async fn run_session(
         }
         None => Session::start_as(store, &session_id, setup, on_event)?,
     };
-    let on_interrupt = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_interrupt.cancel();
-        }
-    });
+    super::cancel_on_ctrl_c(&cancel);
     let outcome = session.run_turn(&args.prompt, &cancel).await;
     drop(server);
     Ok(ExitCode::from(progress::finish(

@@ -117,12 +117,7 @@ pub fn run(
     };
     let report = runtime.block_on(async {
         let coordinator = Coordinator::new(coordinator_setup);
-        let on_interrupt = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_interrupt.cancel();
-            }
-        });
+        super::cancel_on_ctrl_c(&cancel);
         let total = request.items.len();
         let terminal = std::io::stderr().is_terminal();
         let report = run_swarm(
