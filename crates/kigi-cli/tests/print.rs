@@ -359,7 +359,11 @@ fn ctrl_c_cancels_the_turn_and_the_file_records_it() {
         .block_on(env.server().wait_for(Duration::from_secs(30), |log| {
             log[0].client_gone_at.is_some()
         }));
-    assert!(gone);
+    assert!(
+        gone,
+        "the server never saw kigi leave: {:?}",
+        env.server().requests()
+    );
 }
 
 #[test]
@@ -770,5 +774,13 @@ fn ctrl_c_cancels_a_swarm_and_still_reports_what_finished() {
                 .count()
                 == 2
         }));
-    assert!(gone, "the cancelled members' requests were never dropped");
+    assert!(
+        gone,
+        "the cancelled members' requests were never dropped: {:?}",
+        env.server()
+            .requests()
+            .iter()
+            .map(|r| (&r.script, &r.served, r.at, r.client_gone_at))
+            .collect::<Vec<_>>()
+    );
 }

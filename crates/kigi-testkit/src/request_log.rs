@@ -28,7 +28,8 @@ pub struct RecordedRequest {
     pub attempt: u32,
     /// What was served: `answer`, `status 429`, `disconnect`, …
     pub served: String,
-    /// When the client went away from a hanging answer, since the server started.
+    /// When the client went away before its answer ended (hung up mid-stream, or left a
+    /// hanging answer), since the server started.
     pub client_gone_at: Option<Duration>,
 }
 

@@ -151,15 +151,43 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stop: Cancellat
         };
         let Ok((stream, _)) = accepted else { continue };
         let _ = stream.set_nodelay(true);
+        let Ok((stream, probe)) = with_probe(stream) else {
+            continue;
+        };
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
-            let service = service_fn(move |request| handle(Arc::clone(&shared), request));
+            let service =
+                service_fn(move |request| handle(Arc::clone(&shared), Arc::clone(&probe), request));
             let _ = http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });
     }
 }
+
+/// A second handle on the connection's socket, to see the client leave. hyper does not read
+/// while a response body is idle, so a client that hangs up during a `hang` fault would go
+/// unnoticed until a write failed (hyper#2917); the probe peeks instead.
+type Probe = Arc<std::net::TcpStream>;
+
+fn with_probe(stream: tokio::net::TcpStream) -> std::io::Result<(tokio::net::TcpStream, Probe)> {
+    let stream = stream.into_std()?;
+    let probe = stream.try_clone()?;
+    Ok((tokio::net::TcpStream::from_std(stream)?, Arc::new(probe)))
+}
+
+/// Whether the peer has closed its side (end of stream or a reset). The request was read in
+/// full before the answer began, so no unread bytes can hide the end of stream.
+fn client_left(probe: &std::net::TcpStream) -> bool {
+    match probe.peek(&mut [0u8; 1]) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
+    }
+}
+
+/// How often a hanging answer looks for its client.
+const PROBE_INTERVAL: Duration = Duration::from_millis(20);
 
 fn json_response(status: u16, body: &Value) -> Response<ChannelBody> {
     let mut response = Response::new(ChannelBody::full(body.to_string()));
@@ -173,6 +201,7 @@ fn json_response(status: u16, body: &Value) -> Response<ChannelBody> {
 
 async fn handle(
     shared: Arc<Shared>,
+    probe: Probe,
     request: Request<Incoming>,
 ) -> Result<Response<ChannelBody>, Infallible> {
     let at = shared.started.elapsed();
@@ -255,6 +284,12 @@ async fn handle(
         Some(Fault::Hang) => "hang".into(),
     };
     let log_index = shared.record(record);
+    // hyper drops this future if the client hangs up before the answer starts (during the
+    // latency, say): that is the client leaving too.
+    let left_early = LeftEarly {
+        shared: Arc::clone(&shared),
+        index: Some(log_index),
+    };
     if step.latency_ms > 0 {
         tokio::time::sleep(Duration::from_millis(step.latency_ms)).await;
     }
@@ -278,6 +313,7 @@ async fn handle(
                 hyper::header::HeaderValue::from(ms.div_ceil(1000)),
             );
         }
+        left_early.disarm();
         return Ok(response);
     }
     let request_chars = bytes.len();
@@ -309,8 +345,29 @@ async fn handle(
         "content-type",
         hyper::header::HeaderValue::from_static(content_type),
     );
-    tokio::spawn(feed(tx, chunks, fault, shared, log_index));
+    tokio::spawn(feed(tx, chunks, fault, shared, log_index, probe));
+    left_early.disarm();
     Ok(response)
+}
+
+/// Marks a request's client as gone if its handler is dropped before answering.
+struct LeftEarly {
+    shared: Arc<Shared>,
+    index: Option<usize>,
+}
+
+impl LeftEarly {
+    fn disarm(mut self) {
+        self.index = None;
+    }
+}
+
+impl Drop for LeftEarly {
+    fn drop(&mut self) {
+        if let Some(index) = self.index {
+            self.shared.client_gone(index);
+        }
+    }
 }
 
 /// Writes the answer's chunks, playing out a stream fault if there is one.
@@ -320,6 +377,7 @@ async fn feed(
     fault: Option<Fault>,
     shared: Arc<Shared>,
     log_index: usize,
+    probe: Probe,
 ) {
     let half = if fault.is_some() {
         (chunks.len() / 2).max(1).min(chunks.len())
@@ -334,6 +392,8 @@ async fn feed(
             chunk.clone()
         };
         if tx.send(Ok(Bytes::from(piece))).await.is_err() {
+            // hyper dropped the body: the client hung up mid-answer.
+            shared.client_gone(log_index);
             return;
         }
     }
@@ -352,12 +412,23 @@ async fn feed(
                 .await;
             for chunk in &chunks[half..] {
                 if tx.send(Ok(Bytes::from(chunk.clone()))).await.is_err() {
+                    shared.client_gone(log_index);
                     return;
                 }
             }
         }
         Some(Fault::Hang) => {
-            tx.closed().await;
+            loop {
+                tokio::select! {
+                    () = tx.closed() => break,
+                    () = tokio::time::sleep(PROBE_INTERVAL) => {
+                        if client_left(&probe) {
+                            break;
+                        }
+                    }
+                }
+            }
+            // The client is gone, so ending the body here reaches no one.
             shared.client_gone(log_index);
         }
     }
