@@ -64,7 +64,7 @@ pub fn run(prompt: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
         or_demo: false,
         model: Default::default(),
     };
-    let agent = build_agent(&discovery, &cwd, &args, None)?;
+    let agent = build_agent(&discovery, &cwd, None, None)?;
     let models = ModelsConfig::load(&KigiPaths::from_env().config_file())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

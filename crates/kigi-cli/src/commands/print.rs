@@ -53,7 +53,12 @@ pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let discovery = Discovery::load(paths.clone())?;
-    let agent = build_agent(&discovery, &cwd, &args, session_agent.as_deref())?;
+    let agent = build_agent(
+        &discovery,
+        &cwd,
+        args.agent_file.as_deref(),
+        args.agent.as_deref().or(session_agent.as_deref()),
+    )?;
     let models = ModelsConfig::load(&paths.config_file())?;
     let client = match client_for(&models, &agent, &args.model) {
         Ok(client) => client,
@@ -99,14 +104,14 @@ pub struct Run<'a> {
 pub fn build_agent(
     discovery: &Discovery,
     cwd: &Path,
-    args: &PrintArgs,
-    resumed: Option<&str>,
+    agent_file: Option<&Path>,
+    name: Option<&str>,
 ) -> anyhow::Result<Agent> {
-    let definition = match (&args.agent_file, &args.agent) {
-        (Some(file), _) => AgentDefinition::from_file(file)
+    let definition = match agent_file {
+        Some(file) => AgentDefinition::from_file(file)
             .with_context(|| format!("--agent-file {}", file.display()))?,
-        (None, name) => {
-            let name = name.as_deref().or(resumed).unwrap_or(DEFAULT_AGENT);
+        None => {
+            let name = name.unwrap_or(DEFAULT_AGENT);
             match discovery.by_name_in_cwd(name, cwd)? {
                 Some(found) => found.definition,
                 None => anyhow::bail!(

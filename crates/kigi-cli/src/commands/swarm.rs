@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use kigi_agent::{AgentBuilder, DEFAULT_AGENT, Discovery, KigiPaths, PermissionMode};
+use kigi_agent::{Discovery, KigiPaths, PermissionMode};
 use kigi_core::subagent::{Coordinator, CoordinatorSetup};
 use kigi_core::swarm::{SwarmCounts, SwarmRequest, run_swarm};
 use kigi_core::{SessionStore, new_session_id};
@@ -74,13 +74,7 @@ pub fn run(
     let discovery = Discovery::load(paths.clone())?;
     let models = ModelsConfig::load(&paths.config_file())?;
     let client = models.client(model, &|name| std::env::var(name).ok())?;
-    let parent = discovery
-        .by_name_in_cwd(DEFAULT_AGENT, &cwd)?
-        .context("the default agent is missing")?;
-    let parent = AgentBuilder::new(&cwd)
-        .with_paths(paths.clone())
-        .from_definition(parent.definition)
-        .build()?;
+    let parent = super::print::build_agent(&discovery, &cwd, None, None)?;
     let store = SessionStore::new(paths.sessions_dir());
     let session_id = new_session_id();
     let mut writer = store.create(&session_id)?;
