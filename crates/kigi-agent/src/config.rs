@@ -1,32 +1,74 @@
-//! `$KIGI_HOME/config.toml`: the parts this crate reads. Sections owned by other crates
-//! (`[models]`, `[endpoints]`, `[subagents]`, …) are ignored here, so one file serves all.
+//! `$KIGI_HOME/config.toml` as one typed [`Config`]: every section any crate reads. The model
+//! layer's sections reuse `kigi_model`'s types, and [`Config::models`] hands them over.
+//!
+//! The rule: every section is a named field (never `#[serde(flatten)]`), so a key no field
+//! reads is seen by the loader ([`crate::LoadedConfig`]) and reported with its line.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use kigi_model::{EndpointSettings, ModelSettings, ModelsConfig, RetrySettings};
+use serde::{Deserialize, Serialize};
+
+use crate::subagents_config::SubagentsConfig;
+use crate::swarm_config::SwarmConfig;
 
 /// A configuration or trust file that exists but cannot be used.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: {message}", path.display())]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct ConfigError {
+    /// The file at fault.
     pub path: PathBuf,
+    /// 1-based line, when the parser knows it.
+    pub line: Option<usize>,
+    /// What is wrong (for a bad value: the dotted key first).
     pub message: String,
 }
 
-/// The settings this crate reads from `config.toml`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub struct KigiConfig {
-    pub agents: AgentsConfig,
-    /// `[models.<alias>]`: only the alias names matter here (the model layer reads the rest).
-    pub models: BTreeMap<String, toml::Table>,
-    pub subagents: crate::subagents_config::SubagentsConfig,
-    pub swarm: crate::swarm_config::SwarmConfig,
+impl ConfigError {
+    /// An error about `path` as a whole.
+    pub fn new(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            line: None,
+            message: message.into(),
+        }
+    }
 }
 
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}: line {line}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// Everything `config.toml` configures.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct Config {
+    /// The alias (or model id) used when neither `--model` nor `KIGI_MODEL` names one.
+    pub default_model: Option<String>,
+    /// `[agents]`.
+    pub agents: AgentsConfig,
+    /// `[endpoints]`: defaults for every model without its own.
+    pub endpoints: EndpointSettings,
+    /// `[models.<alias>]`.
+    pub models: BTreeMap<String, ModelSettings>,
+    /// `[retry]`: the model client's retry policy.
+    pub retry: RetrySettings,
+    /// `[subagents]`.
+    pub subagents: SubagentsConfig,
+    /// `[swarm]`.
+    pub swarm: SwarmConfig,
+}
+
+/// The name this structure had when only kigi-agent's sections were read.
+pub type KigiConfig = Config;
+
 /// `[agents]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct AgentsConfig {
     /// `compat_dirs`: also read `.claude/agents/`, `.agents/agents/`, … (default true).
@@ -39,33 +81,26 @@ impl Default for AgentsConfig {
     }
 }
 
-impl KigiConfig {
+impl Config {
     /// The configured model aliases.
     pub fn model_aliases(&self) -> Vec<String> {
         self.models.keys().cloned().collect()
     }
 
-    /// Reads `path`; a missing file is the default configuration.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(e) => {
-                return Err(ConfigError {
-                    path: path.to_path_buf(),
-                    message: e.to_string(),
-                });
-            }
-        };
-        Self::parse(&text, path)
+    /// The model layer's part: `default_model`, `[endpoints]`, `[models.*]`, `[retry]`.
+    pub fn models(&self) -> ModelsConfig {
+        ModelsConfig {
+            default_model: self.default_model.clone(),
+            endpoints: self.endpoints.clone(),
+            models: self.models.clone(),
+            retry: self.retry.clone(),
+        }
     }
 
-    /// Parses config text; `path` is named in errors.
+    /// Parses config text with no environment overrides, dropping the warnings; `path` is
+    /// named in errors. Front ends use [`crate::LoadedConfig::load`] instead.
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError {
-            path: path.to_path_buf(),
-            message: e.to_string().trim_end().to_owned(),
-        })
+        crate::LoadedConfig::parse(text, path, &|_| None).map(|loaded| loaded.config)
     }
 }
 
@@ -93,5 +128,41 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().starts_with("/h/config.toml: "), "{err}");
         assert!(err.to_string().contains("compat_dirs"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_value_names_its_line_and_dotted_key() {
+        let err = Config::parse(
+            "default_model = 'a'\n[swarm]\nmax_concurrency = 'many'\n",
+            Path::new("/h/config.toml"),
+        )
+        .unwrap_err();
+        assert_eq!(err.line, Some(3), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("/h/config.toml: line 3: `swarm.max_concurrency`: "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_names_its_line() {
+        let err = Config::parse("a = 1\n[agents\n", Path::new("/h/config.toml")).unwrap_err();
+        assert_eq!(err.line, Some(2), "{err}");
+    }
+
+    #[test]
+    fn the_model_layer_gets_its_sections() {
+        let config = Config::parse(
+            "default_model = 'k'\n[endpoints]\napi_base_url = 'http://e'\n[models.k]\nmodel = 'k2'\n[retry]\nmax_retries = 1\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        let models = config.models();
+        assert_eq!(models.default_model.as_deref(), Some("k"));
+        assert_eq!(models.endpoints.api_base_url.as_deref(), Some("http://e"));
+        assert_eq!(models.models["k"].model.as_deref(), Some("k2"));
+        assert_eq!(models.retry.max_retries, Some(1));
+        assert_eq!(config.model_aliases(), vec!["k".to_owned()]);
     }
 }

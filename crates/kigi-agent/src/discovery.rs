@@ -15,10 +15,11 @@ use serde::Serialize;
 
 use crate::agent_name::check_path_component;
 use crate::builtin::built_in_definitions;
-use crate::config::{ConfigError, KigiConfig};
+use crate::config::{Config, ConfigError};
 use crate::definition::{AgentDefinition, NamePolicy, ParseOptions};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::AgentBuildError;
+use crate::loaded_config::LoadedConfig;
 use crate::paths::{KigiPaths, PROJECT_AGENT_DIR, PROJECT_COMPAT_AGENT_DIRS};
 use crate::project::ProjectLayout;
 use crate::settings::ModelChoice;
@@ -156,7 +157,8 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    pub fn new(paths: KigiPaths, config: &KigiConfig, trust: TrustStore) -> Self {
+    /// Discovery under `paths` with the settings of `config` (from [`LoadedConfig`]).
+    pub fn new(paths: KigiPaths, config: &Config, trust: TrustStore) -> Self {
         Self {
             paths,
             compat_dirs: config.agents.compat_dirs,
@@ -172,11 +174,17 @@ impl Discovery {
         Self::load(KigiPaths::from_env())
     }
 
-    /// Reads the config and trust store under `paths`.
+    /// Reads the config (through [`LoadedConfig::load`], with the process environment's
+    /// overrides; its warnings are dropped here) and the trust store under `paths`.
     pub fn load(paths: KigiPaths) -> Result<Self, ConfigError> {
-        let config = KigiConfig::load(&paths.config_file())?;
+        let loaded = LoadedConfig::load(&paths.config_file(), &|name| std::env::var(name).ok())?;
+        Self::with_config(paths, &loaded.config)
+    }
+
+    /// Reads the trust store under `paths`; the configuration is already loaded.
+    pub fn with_config(paths: KigiPaths, config: &Config) -> Result<Self, ConfigError> {
         let trust = TrustStore::load(&paths.trust_file())?;
-        Ok(Self::new(paths, &config, trust))
+        Ok(Self::new(paths, config, trust))
     }
 
     /// The directories to scan for `cwd` (or user-level only, with `None`), highest first.
@@ -367,11 +375,11 @@ fn env_discovery() -> (Discovery, Option<Diagnostic>) {
         Ok(discovery) => (discovery, None),
         Err(err) => {
             let trust = TrustStore::empty(paths.trust_file());
-            let fallback = Discovery::new(paths, &KigiConfig::default(), trust);
+            let fallback = Discovery::new(paths, &Config::default(), trust);
             let diagnostic = Diagnostic {
                 severity: Severity::Error,
                 file: Some(err.path.clone()),
-                line: None,
+                line: err.line,
                 field: None,
                 message: format!("{}; using defaults", err.message),
             };

@@ -1,6 +1,7 @@
 //! Agent definitions and everything that turns one into a runnable [`Agent`]: parsing
 //! Markdown-with-frontmatter files, discovering them from the project and the user's home,
-//! folder trust, `AGENTS.md`, skills, and system prompt assembly (MiniJinja).
+//! folder trust, `AGENTS.md`, skills, and system prompt assembly (MiniJinja). It also owns
+//! `config.toml`: one typed [`Config`] for every crate, loaded once by [`LoadedConfig`].
 //!
 //! This crate never calls a model and never prints.
 
@@ -9,6 +10,11 @@ mod agents_md;
 mod builder;
 mod builtin;
 mod config;
+mod config_entries;
+pub mod config_env;
+mod config_keys;
+mod config_origin;
+mod config_warning;
 mod definition;
 mod definition_parse;
 mod diagnostic;
@@ -17,6 +23,7 @@ mod error;
 mod fields;
 mod frontmatter;
 mod frontmatter_recovery;
+mod loaded_config;
 mod overlay;
 mod paths;
 mod persona;
@@ -38,11 +45,16 @@ pub use agent_name::{check_path_component, derive_name, strict_name_problem};
 pub use agents_md::{AgentsMd, AgentsMdFile, DEFAULT_BUDGET_BYTES as AGENTS_MD_BUDGET_BYTES};
 pub use builder::{Agent, AgentBuilder};
 pub use builtin::{DEFAULT_AGENT, DEFAULT_SUBAGENT_TYPE, built_in_definitions};
-pub use config::{AgentsConfig, ConfigError, KigiConfig};
+pub use config::{AgentsConfig, Config, ConfigError, KigiConfig};
+pub use config_entries::ConfigEntry;
+pub use config_keys::display_key;
+pub use config_origin::ConfigOrigin;
+pub use config_warning::ConfigWarning;
 pub use definition::{AgentDefinition, NamePolicy, ParseOptions};
 pub use diagnostic::{Diagnostic, Severity};
 pub use discovery::{DiscoveredAgent, Discovery, DiscoveryReport, Scope, ShadowedAgent};
 pub use error::AgentBuildError;
+pub use loaded_config::LoadedConfig;
 pub use overlay::{OverlayEntry, OverlaySet, OverlaySource};
 pub use paths::{KigiPaths, is_compat_path};
 pub use persona::{IoContract, Persona, PersonaSet};

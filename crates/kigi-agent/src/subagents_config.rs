@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// `[subagents]`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
 pub struct SubagentsConfig {
     /// `false` (or `KIGI_SUBAGENTS=0`) removes the subagent tools entirely.
     pub enabled: bool,
@@ -25,7 +25,7 @@ pub struct SubagentsConfig {
     /// milliseconds (default 600,000; env `KIGI_SUBAGENT_AWAIT_BUDGET_MS`).
     pub await_budget_ms: Option<u64>,
     /// `[subagents.personas.<name>]` and `[subagents.roles.<name>]` are read by their own
-    /// resolvers; kept here so the section parses whole.
+    /// resolvers; kept here so the section parses whole (open tables: no unknown-key warnings).
     pub personas: toml::Table,
     pub roles: toml::Table,
 }
@@ -48,12 +48,13 @@ impl Default for SubagentsConfig {
 
 impl SubagentsConfig {
     /// Whether subagents are on, with `KIGI_SUBAGENTS` (read through `env`) beating the file.
+    ///
+    /// A configuration from [`crate::LoadedConfig`] already has the variable applied to
+    /// `enabled`; this stays for callers that still hold a raw environment.
     pub fn enabled_with(&self, env: &dyn Fn(&str) -> Option<String>) -> bool {
-        match env("KIGI_SUBAGENTS").as_deref().map(str::trim) {
-            Some("0" | "false" | "off" | "no") => false,
-            Some("1" | "true" | "on" | "yes") => true,
-            _ => self.enabled,
-        }
+        env(crate::config_env::SUBAGENTS)
+            .and_then(|v| crate::config_env::parse_switch(v.trim()))
+            .unwrap_or(self.enabled)
     }
 
     /// Whether `agent_type` may be spawned.

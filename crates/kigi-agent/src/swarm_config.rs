@@ -1,13 +1,14 @@
 //! `[swarm]` in `config.toml`: the launch ramp, the concurrency cap and the limits of an agent
 //! swarm. Unset keys keep the engine's defaults.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// `[swarm]`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
 pub struct SwarmConfig {
-    /// Members running at once (env `KIGI_SWARM_MAX_CONCURRENCY` beats it).
+    /// Members running at once, at least 1 (env `KIGI_SWARM_MAX_CONCURRENCY` beats it, applied
+    /// by the loader); unset: the engine's default.
     pub max_concurrency: Option<usize>,
     /// Members launched at once before the ramp spaces them.
     pub initial_burst: Option<usize>,

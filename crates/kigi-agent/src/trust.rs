@@ -45,10 +45,7 @@ impl TrustStore {
 
     /// Reads the store; a missing file is an empty store.
     pub fn load(file: &Path) -> Result<Self, ConfigError> {
-        let err = |message: String| ConfigError {
-            path: file.to_path_buf(),
-            message,
-        };
+        let err = |message: String| ConfigError::new(file, message);
         let text = match std::fs::read_to_string(file) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::empty(file)),
@@ -63,10 +60,7 @@ impl TrustStore {
 
     /// Writes the store back to its file.
     pub fn save(&self) -> Result<(), ConfigError> {
-        let err = |message: String| ConfigError {
-            path: self.file.clone(),
-            message,
-        };
+        let err = |message: String| ConfigError::new(&self.file, message);
         if let Some(dir) = self.file.parent() {
             std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
         }

@@ -65,6 +65,13 @@ enum Command {
     /// List, show, validate and create agent definitions.
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// The effective configuration: every value with where it came from (file and line,
+    /// environment, flag, default), then warnings. Never prints a secret.
+    Config {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// A real session in this folder on the bundled scripted model (no API key needed).
     Demo {
         /// The prompt (default: a short tour of this folder).
@@ -235,6 +242,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match command {
+        Command::Config { json } => commands::config::show(&model_flags, json),
         Command::Demo { prompt } => commands::demo::run(
             prompt.as_deref().unwrap_or(commands::demo::DEMO_PROMPT),
             cli.output_format,

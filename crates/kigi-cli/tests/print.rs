@@ -502,6 +502,71 @@ fn a_subagent_runs_from_print_mode_and_its_transcript_can_be_shown() {
     );
 }
 
+#[test]
+fn a_config_typo_is_a_warning_naming_its_line_and_the_run_goes_on() {
+    let env = Env::new(vec![Step::text("fine")]);
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[subagents]\nenabled = true\n\n[subagent]\nenabled = false\n",
+    )
+    .unwrap();
+    let out = env.kigi(&["-p", "hello"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let config = env.home.join("config.toml");
+    assert!(
+        stderr(&out).contains(&format!(
+            "kigi: warning: {}:4: unknown key `subagent`, ignored",
+            config.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out).trim(), "fine");
+}
+
+#[test]
+fn stream_json_shows_a_childs_events_tagged_with_its_id() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#child list the folder", "description": "list the folder"}),
+                )]),
+                Step::text("The child listed it."),
+            ],
+        ))
+        .with(Script::matching(
+            "#child",
+            vec![
+                Step::calls(vec![("list_dir", json!({}))]),
+                Step::text("one file: a.txt"),
+            ],
+        ));
+    let env = Env::with_scripts(scripts);
+    env.write("a.txt", "a");
+    let out = env.kigi(&["-p", "#parent delegate", "--output-format", "stream-json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of =
+        |agent: &str| -> Vec<&Value> { lines.iter().filter(|l| l["agentId"] == agent).collect() };
+    let child = of("sub-1");
+    let types: Vec<&str> = child.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(types.first(), Some(&"subagent_started"));
+    assert_eq!(types.last(), Some(&"subagent_finished"));
+    assert!(child.iter().all(|l| l["parentId"] == "main"));
+    let call = child.iter().find(|l| l["type"] == "tool_call").unwrap();
+    assert_eq!(call["name"], "list_dir");
+    assert_eq!(child.last().unwrap()["status"], "completed");
+    assert!(of("main").iter().all(|l| l.get("parentId").is_none()));
+    // The result line stays last and untagged, as scripts read it.
+    assert_eq!(lines.last().unwrap()["type"], "result");
+}
+
 fn git(dir: &std::path::Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@t"])

@@ -9,9 +9,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kigi_agent::{AgentBuilder, Discovery, KigiPaths, PermissionMode, built_in_definitions};
-use kigi_core::subagent::{CheckedSpawn, Coordinator, CoordinatorSetup, SpawnOutcome};
-use kigi_core::{SessionStore, new_session_id};
+use kigi_agent::{Discovery, KigiPaths, PermissionMode};
+use kigi_core::host::{OpenRequest, SessionHost};
+use kigi_core::subagent::{CheckedSpawn, SpawnOutcome};
 use kigi_model::{CancellationToken, ModelClient, ModelEndpoint, ModelsConfig, Provider};
 use kigi_testkit::{Script, ScriptSet, ScriptedServer, Step};
 
@@ -60,27 +60,13 @@ fn main() {
         }
         let server = ScriptedServer::start(scripts).await.unwrap();
         let started = Instant::now();
-        let main = AgentBuilder::new(&cwd)
-            .with_paths(paths.clone())
-            .from_definition(built_in_definitions().into_iter().find(|d| d.name == "kigi").unwrap())
-            .build()
-            .unwrap();
         let client = ModelClient::new(ModelEndpoint::new(Provider::OpenaiChat, server.url(), "m")).unwrap();
-        let discovery = Discovery::load(paths).unwrap();
+        let host = SessionHost::new(Discovery::load(paths).unwrap(), ModelsConfig::default(), Arc::new(|_: &str| None));
+        let mut session = host
+            .open(OpenRequest { client: Some(client), permission_mode: Some(PermissionMode::DontAsk), ..OpenRequest::new(&cwd) })
+            .unwrap();
+        let coordinator = Arc::clone(session.coordinator());
         let cancel = CancellationToken::new();
-        let coordinator = Coordinator::new(CoordinatorSetup {
-            session_id: new_session_id(),
-            store: SessionStore::new(tmp.path().join("sessions")),
-            discovery,
-            models: ModelsConfig::default(),
-            base_url_override: None,
-            env: Arc::new(|_: &str| None),
-            parent_client: client.clone(),
-            parent_tools: main.tools.clone(),
-            parent_mode: PermissionMode::DontAsk,
-            cwd: cwd.clone(),
-            cancel: cancel.clone(),
-        });
         // Warm the connection pool and caches with one child, as a running session would be.
         let warm = coordinator.spawn(spawn_args("#child-0#"), &cancel).await.unwrap();
         assert!(matches!(warm, SpawnOutcome::Background { .. }));
@@ -93,6 +79,8 @@ fn main() {
             assert!(server.wait_for(Duration::from_secs(30), |log| log.len() == n + 1).await);
             let request = server.requests().into_iter().find(|r| r.script.as_deref() == Some(&format!("#child-{n}#"))).unwrap();
             latencies.push(request.at.saturating_sub(at).as_secs_f64() * 1e3);
+            // A front end reads the children's events as they come.
+            session.events().drain();
         }
         let after = rss_kb();
         latencies.sort_by(f64::total_cmp);
@@ -110,5 +98,6 @@ fn main() {
         let _ = started;
         cancel.cancel();
         drop(coordinator);
+        session.shutdown().await;
     });
 }

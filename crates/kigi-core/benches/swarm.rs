@@ -9,12 +9,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use kigi_agent::{AgentBuilder, Discovery, KigiPaths, PermissionMode, built_in_definitions};
-use kigi_core::subagent::{Coordinator, CoordinatorSetup};
+use kigi_agent::{Discovery, KigiPaths, PermissionMode};
+use kigi_core::host::{OpenRequest, SessionHost};
 use kigi_core::swarm::{
     CoordinatorBackend, EngineSettings, Schedule, SwarmRequest, member_budget, plan, run,
 };
-use kigi_core::{SessionStore, new_session_id};
 use kigi_model::{CancellationToken, ModelClient, ModelEndpoint, ModelsConfig, Provider};
 use kigi_testkit::{Script, ScriptSet, ScriptedServer, Step};
 
@@ -61,27 +60,16 @@ fn main() {
             steps: vec![Step { latency_ms: LATENCY.as_millis() as u64, ..Step::text("done") }],
         };
         let server = ScriptedServer::start(ScriptSet::default().with(member)).await.unwrap();
-        let main = AgentBuilder::new(&cwd)
-            .with_paths(paths.clone())
-            .from_definition(built_in_definitions().into_iter().find(|d| d.name == "kigi").unwrap())
-            .build()
-            .unwrap();
         let client = ModelClient::new(ModelEndpoint::new(Provider::OpenaiChat, server.url(), "m")).unwrap();
-        let discovery = Discovery::load(paths).unwrap();
+        let host = SessionHost::new(Discovery::load(paths).unwrap(), ModelsConfig::default(), Arc::new(|_: &str| None));
+        let mut session = host
+            .open(OpenRequest { client: Some(client), permission_mode: Some(PermissionMode::DontAsk), ..OpenRequest::new(&cwd) })
+            .unwrap();
+        let coordinator = Arc::clone(session.coordinator());
         let cancel = CancellationToken::new();
-        let coordinator = Coordinator::new(CoordinatorSetup {
-            session_id: new_session_id(),
-            store: SessionStore::new(tmp.path().join("sessions")),
-            discovery,
-            models: ModelsConfig::default(),
-            base_url_override: None,
-            env: Arc::new(|_: &str| None),
-            parent_client: client,
-            parent_tools: main.tools.clone(),
-            parent_mode: PermissionMode::DontAsk,
-            cwd,
-            cancel: cancel.clone(),
-        });
+        // A front end reads the members' events as they come.
+        let mut events = session.take_events();
+        let reader = tokio::spawn(async move { while events.next().await.is_some() {} });
         let request = SwarmRequest {
             description: "bench".into(),
             prompt_template: "Work on item {{item}}.".into(),
@@ -117,5 +105,8 @@ fn main() {
             peak_rss_mb()
         );
         cancel.cancel();
+        drop(coordinator);
+        session.shutdown().await;
+        let _ = reader.await;
     });
 }

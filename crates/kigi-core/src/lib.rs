@@ -2,9 +2,13 @@
 //! ([`ToolRuntime`]), permission modes, the completion requirement, and sessions on disk
 //! ([`SessionStore`]).
 //!
-//! It never prints: front ends receive [`kigi_protocol::SessionEvent`]s through a callback.
+//! It never prints: front ends open sessions through the [`host::SessionHost`], send
+//! commands and read [`kigi_protocol::HostEvent`]s.
 
+mod approval;
+mod approval_summary;
 mod completion;
+pub mod host;
 mod lock;
 mod permission;
 mod session;
@@ -18,11 +22,13 @@ mod transcript;
 mod wire_record;
 pub mod worktree;
 
+pub use approval::{ApprovalFuture, ApprovalRequest, ApprovalVerdict, Approver};
+pub use approval_summary::approval_summary;
 pub use completion::{CompletionCheck, CompletionTracker};
 pub use permission::{Approval, decide};
 pub use session::{
-    DEFAULT_MAX_TURNS, EventCallback, Inbox, MessageQueue, Session, SessionSetup, TokenBudget,
-    TreeMeter, TurnError, TurnSummary,
+    DEFAULT_MAX_TURNS, Inbox, MessageQueue, Session, SessionSetup, TokenBudget, TreeMeter,
+    TurnError, TurnSummary,
 };
 pub use session_id::{is_session_id, is_subagent_id, new_session_id};
 pub use session_store::{

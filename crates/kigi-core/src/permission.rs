@@ -1,5 +1,6 @@
-//! Permission modes decide which calls run without asking. kigi's headless modes never wait
-//! for an answer: what would need approval is refused, with a reason that names the mode that
+//! Permission modes decide which calls run without asking. What a mode does not allow
+//! outright is asked about when someone can answer (the host's approvals); with nobody to ask
+//! (print mode, a background child) it is refused, with a reason that names the mode that
 //! would allow it.
 
 use kigi_agent::PermissionMode;
@@ -10,9 +11,13 @@ use kigi_protocol::ToolKind;
 pub enum Approval {
     Allow,
     Refuse(String),
+    /// A person may allow it; `refusal` is the reason given when nobody can be asked.
+    Ask {
+        refusal: String,
+    },
 }
 
-/// What `mode` allows for a tool of `kind` (`read_only` as its spec says), with nobody to ask.
+/// What `mode` allows for a tool of `kind` (`read_only` as its spec says).
 pub fn decide(mode: PermissionMode, name: &str, kind: ToolKind, read_only: bool) -> Approval {
     // Actions on the session's own tasks and subagents change nothing outside it.
     let harmless = read_only
@@ -28,13 +33,17 @@ pub fn decide(mode: PermissionMode, name: &str, kind: ToolKind, read_only: bool)
             "`{name}` was not run: plan mode runs read-only tools only. Present the plan instead."
         )),
         PermissionMode::AcceptEdits if edits => Approval::Allow,
-        PermissionMode::AcceptEdits => Approval::Refuse(format!(
+        PermissionMode::AcceptEdits => ask(format!(
             "`{name}` was not run: it needs approval, and nobody can approve in this session (permission mode acceptEdits allows file edits only; dontAsk allows everything)."
         )),
-        PermissionMode::Default => Approval::Refuse(format!(
+        PermissionMode::Default => ask(format!(
             "`{name}` was not run: it needs approval, and nobody can approve in this session (permission mode acceptEdits allows file edits; dontAsk allows everything)."
         )),
     }
+}
+
+fn ask(refusal: String) -> Approval {
+    Approval::Ask { refusal }
 }
 
 #[cfg(test)]
@@ -43,6 +52,23 @@ mod tests {
 
     fn allowed(mode: PermissionMode, kind: ToolKind, read_only: bool) -> bool {
         decide(mode, "t", kind, read_only) == Approval::Allow
+    }
+
+    #[test]
+    fn what_a_person_could_allow_is_asked_and_plan_mode_refuses() {
+        let ask = decide(PermissionMode::Default, "run", ToolKind::Execute, false);
+        assert!(
+            matches!(&ask, Approval::Ask { refusal } if refusal.contains("acceptEdits")),
+            "{ask:?}"
+        );
+        assert!(matches!(
+            decide(PermissionMode::AcceptEdits, "run", ToolKind::Execute, false),
+            Approval::Ask { .. }
+        ));
+        assert!(matches!(
+            decide(PermissionMode::Plan, "edit", ToolKind::Edit, false),
+            Approval::Refuse(_)
+        ));
     }
 
     #[test]

@@ -16,13 +16,10 @@ use kigi_protocol::{Message, SessionEvent, ToolCallMeta, ToolResult, ToolStatus,
 use tokio_util::sync::CancellationToken;
 
 use crate::completion::{CompletionCheck, CompletionTracker};
-use crate::session_id::new_session_id;
+use crate::host::AgentEmitter;
 use crate::session_store::{SessionStore, SessionWriter, StoreError};
 use crate::tool_runtime::ToolRuntime;
 use crate::transcript::{messages_from, push_result};
-
-/// Receives every event as it happens (the front end).
-pub type EventCallback = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
 
 /// Model requests per user turn when the definition sets no `maxTurns`.
 pub const DEFAULT_MAX_TURNS: u32 = 100;
@@ -123,14 +120,17 @@ pub struct SessionSetup {
     pub completion: Option<CompletionRequirement>,
     pub token_budget: TokenBudget,
     pub inbox: Option<Arc<dyn Inbox>>,
+    /// Text a person sent while a turn runs (`HostCommand::Steer`): the model reads it as a
+    /// user message at its next step.
+    pub steer: Option<Arc<MessageQueue>>,
 }
 
-/// A running session.
+/// A running session. Opened only by the session host (and, for children, its coordinator).
 pub struct Session {
     setup: SessionSetup,
     messages: Vec<Message>,
     writer: SessionWriter,
-    on_event: EventCallback,
+    events: AgentEmitter,
 }
 
 impl std::fmt::Debug for Session {
@@ -202,48 +202,39 @@ impl TurnError {
 }
 
 impl Session {
-    /// Starts a new session in `store`, writing its first record.
-    pub fn start(
-        store: &SessionStore,
-        setup: SessionSetup,
-        on_event: EventCallback,
-    ) -> Result<Self, StoreError> {
-        Self::start_as(store, &new_session_id(), setup, on_event)
-    }
-
-    /// Starts session `id` (made with [`new_session_id`] beforehand, when something else, such
-    /// as a subagent coordinator, needs the id first).
-    pub fn start_as(
+    /// Starts session `id` (made with `new_session_id` beforehand, so the coordinator can
+    /// know it first).
+    pub(crate) fn start_as(
         store: &SessionStore,
         id: &str,
         setup: SessionSetup,
-        on_event: EventCallback,
+        events: AgentEmitter,
     ) -> Result<Self, StoreError> {
-        Self::open(store.create(id)?, setup, on_event)
+        Self::open(store.create(id)?, setup, events)
     }
 
     /// Starts subagent `agent_id`'s transcript inside session `parent_id`'s folder.
-    pub fn start_child(
+    pub(crate) fn start_child(
         store: &SessionStore,
         parent_id: &str,
         agent_id: &str,
         setup: SessionSetup,
-        on_event: EventCallback,
+        events: AgentEmitter,
     ) -> Result<Self, StoreError> {
-        Self::open(store.create_child(parent_id, agent_id)?, setup, on_event)
+        Self::open(store.create_child(parent_id, agent_id)?, setup, events)
     }
 
     /// A session on a fresh transcript, its first record written.
     fn open(
         writer: SessionWriter,
         setup: SessionSetup,
-        on_event: EventCallback,
+        events: AgentEmitter,
     ) -> Result<Self, StoreError> {
         let mut session = Self {
             setup,
             messages: Vec::new(),
             writer,
-            on_event,
+            events,
         };
         let start = session.writer.start_event(
             &session.setup.agent_name,
@@ -255,11 +246,11 @@ impl Session {
     }
 
     /// Carries on session `id` from its file. Returns the load warnings (skipped lines).
-    pub fn resume(
+    pub(crate) fn resume(
         store: &SessionStore,
         id: &str,
         setup: SessionSetup,
-        on_event: EventCallback,
+        events: AgentEmitter,
     ) -> Result<(Self, Vec<String>), StoreError> {
         let (loaded, writer) = store.reopen(id)?;
         let messages = messages_from(loaded.events.iter().map(|e| &e.event));
@@ -268,7 +259,7 @@ impl Session {
                 setup,
                 messages,
                 writer,
-                on_event,
+                events,
             },
             loaded.warnings,
         ))
@@ -308,7 +299,7 @@ impl Session {
 
     fn emit(&mut self, event: SessionEvent) -> Result<(), StoreError> {
         self.writer.append(&event)?;
-        (self.on_event)(&event);
+        self.events.session(&event);
         Ok(())
     }
 
@@ -352,6 +343,7 @@ impl Session {
             }
             summary.steps += 1;
             self.deliver_inbox()?;
+            self.deliver_steering()?;
             let response = match self.request(cancel).await {
                 Ok(response) => response,
                 Err(error) => return Err(self.fail(error, summary.steps)),
@@ -377,6 +369,10 @@ impl Session {
                 cached_input_tokens: response.usage.cached_input_tokens,
             })?;
             self.messages.push(response.to_message());
+            if response.tool_calls.is_empty() && self.steering_waits() {
+                // A person steered while the model was answering: it reads that next.
+                continue;
+            }
             if response.tool_calls.is_empty() {
                 match tracker.check() {
                     CompletionCheck::Done => {
@@ -461,6 +457,22 @@ impl Session {
         Ok(())
     }
 
+    /// Hands text a person sent during the turn to the model, as their own message.
+    fn deliver_steering(&mut self) -> Result<(), StoreError> {
+        let Some(steer) = self.setup.steer.clone() else {
+            return Ok(());
+        };
+        for text in steer.drain() {
+            self.emit(SessionEvent::UserMessage { text: text.clone() })?;
+            self.messages.push(Message::user(text));
+        }
+        Ok(())
+    }
+
+    fn steering_waits(&self) -> bool {
+        self.setup.steer.as_ref().is_some_and(|s| !s.is_empty())
+    }
+
     /// Counts the response against the budgets; the error when one is spent.
     fn over_budget(&self, summary: &TurnSummary, response: &ModelResponse) -> Option<TurnError> {
         let budget = &self.setup.token_budget;
@@ -506,12 +518,12 @@ impl Session {
                 Err(error) => return Err(TurnError::Model(error)),
             };
             match &event {
-                ModelEvent::TextDelta(text) => {
-                    (self.on_event)(&SessionEvent::TextDelta { text: text.clone() })
-                }
-                ModelEvent::ThinkingDelta(text) => {
-                    (self.on_event)(&SessionEvent::ThinkingDelta { text: text.clone() });
-                }
+                ModelEvent::TextDelta(text) => self
+                    .events
+                    .session(&SessionEvent::TextDelta { text: text.clone() }),
+                ModelEvent::ThinkingDelta(text) => self
+                    .events
+                    .session(&SessionEvent::ThinkingDelta { text: text.clone() }),
                 ModelEvent::Retrying {
                     attempt,
                     delay,

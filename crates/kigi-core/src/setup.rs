@@ -41,6 +41,7 @@ impl SessionSetup {
             completion: definition.completion_requirement.clone(),
             token_budget: Default::default(),
             inbox: None,
+            steer: None,
         }
     }
 }

@@ -5,6 +5,11 @@
 //! a tool the agent lacks, or one its permission mode does not allow, is never run; the model
 //! gets an error result saying why. Read-only calls and delegations next to each other run
 //! concurrently; a mutating call runs alone, in order.
+//!
+//! Approvals: every call of a response that needs one is asked about at once, before any of
+//! them runs, so a person sees them together and answers in any order; each call waits for
+//! its own answer just before it would run. Calls that need no answer are not held up by
+//! one that waits, except that a mutating call keeps its place in the order.
 
 use std::sync::Arc;
 
@@ -18,6 +23,8 @@ use kigi_tools::{
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::{ApprovalRequest, ApprovalVerdict, Approver};
+use crate::approval_summary::approval_summary;
 use crate::permission::{Approval, decide};
 
 /// How one call ended.
@@ -44,6 +51,8 @@ pub struct ToolRuntime {
     mode: PermissionMode,
     /// 0 for a main agent, 1 for a subagent (which may not start subagents).
     depth: u8,
+    /// Who answers asks; `None` refuses them.
+    approver: Option<Arc<dyn Approver>>,
 }
 
 /// A call that passed the checks.
@@ -51,6 +60,24 @@ struct Ready {
     index: usize,
     tool: Arc<dyn Tool>,
     arguments: Value,
+    /// The answer this call waits for before it runs, when it needed one.
+    approval: Option<tokio::task::JoinHandle<ApprovalVerdict>>,
+}
+
+/// A checked call, and whether it must be asked about first.
+struct Checked {
+    tool: Arc<dyn Tool>,
+    arguments: Value,
+    canonical: String,
+    /// The refusal when nobody can be asked; `None` when no ask is needed.
+    ask: Option<String>,
+}
+
+/// What running one call came to.
+enum Ran {
+    Output(Result<kigi_tools::ToolOutput, ToolError>),
+    Denied(Option<String>),
+    Unanswered,
 }
 
 impl ToolRuntime {
@@ -66,7 +93,13 @@ impl ToolRuntime {
             context,
             mode,
             depth: 0,
+            approver: None,
         }
+    }
+
+    /// Asks `approver` about calls the mode does not allow outright.
+    pub fn set_approver(&mut self, approver: Option<Arc<dyn Approver>>) {
+        self.approver = approver;
     }
 
     /// The runtime of a subagent: delegation tools are refused with a depth-limit error.
@@ -166,19 +199,24 @@ impl ToolRuntime {
     pub async fn run(&self, calls: &[ToolCall], cancel: &CancellationToken) -> Vec<CallOutcome> {
         let mut outcomes: Vec<Option<CallOutcome>> = vec![None; calls.len()];
         let mut batch: Vec<Ready> = Vec::new();
-        for (index, call) in calls.iter().enumerate() {
-            match self.check(call) {
+        // Every check (and every ask) first, so all asks of the response are out at once.
+        let checked: Vec<_> = calls
+            .iter()
+            .map(|call| {
+                self.check(call)
+                    .and_then(|checked| self.ask(call, checked, cancel))
+            })
+            .collect();
+        for (index, (call, checked)) in calls.iter().zip(checked).enumerate() {
+            match checked {
                 Err((status, message)) => {
                     outcomes[index] = Some(self.outcome(call, status, message))
                 }
-                Ok((tool, arguments)) => {
+                Ok(ready) => {
                     // Read-only calls and delegations (children run side by side) batch up.
-                    let read_only = tool.spec().read_only || tool.spec().kind.delegates();
-                    let ready = Ready {
-                        index,
-                        tool,
-                        arguments,
-                    };
+                    let spec = ready.tool.spec();
+                    let read_only = spec.read_only || spec.kind.delegates();
+                    let ready = Ready { index, ..ready };
                     if read_only {
                         batch.push(ready);
                     } else {
@@ -206,8 +244,38 @@ impl ToolRuntime {
             .collect()
     }
 
+    /// Starts the ask a checked call needs (so every ask of a response is out at once), or
+    /// refuses it when nobody can answer.
+    fn ask(
+        &self,
+        call: &ToolCall,
+        checked: Checked,
+        cancel: &CancellationToken,
+    ) -> Result<Ready, (ToolStatus, String)> {
+        let approval = match (checked.ask, &self.approver) {
+            (None, _) => None,
+            (Some(refusal), None) => return Err((ToolStatus::Refused, refusal)),
+            (Some(_), Some(approver)) => {
+                let request = ApprovalRequest {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    summary: approval_summary(&checked.canonical, &checked.arguments),
+                    canonical: checked.canonical,
+                    tool: self.envelope(call),
+                };
+                Some(tokio::spawn(approver.ask(request, cancel.child_token())))
+            }
+        };
+        Ok(Ready {
+            index: 0,
+            tool: checked.tool,
+            arguments: checked.arguments,
+            approval,
+        })
+    }
+
     /// Everything that must hold before a call runs.
-    fn check(&self, call: &ToolCall) -> Result<(Arc<dyn Tool>, Value), (ToolStatus, String)> {
+    fn check(&self, call: &ToolCall) -> Result<Checked, (ToolStatus, String)> {
         let refuse = |message: String| (ToolStatus::Refused, message);
         if self.depth > 0 && delegates(&call.name) {
             return Err(refuse(format!(
@@ -229,9 +297,11 @@ impl ToolRuntime {
                 call.name
             )));
         };
-        if let Approval::Refuse(reason) = decide(self.mode, &call.name, tool.kind, tool.read_only) {
-            return Err(refuse(reason));
-        }
+        let ask = match decide(self.mode, &call.name, tool.kind, tool.read_only) {
+            Approval::Allow => None,
+            Approval::Refuse(reason) => return Err(refuse(reason)),
+            Approval::Ask { refusal } => Some(refusal),
+        };
         let arguments: Value = serde_json::from_str(if call.arguments.trim().is_empty() {
             "{}"
         } else {
@@ -249,10 +319,12 @@ impl ToolRuntime {
                 call.name
             )));
         }
-        Ok((
-            Arc::clone(implementation),
-            canonical_arguments(arguments, &tool.param_names),
-        ))
+        Ok(Checked {
+            tool: Arc::clone(implementation),
+            arguments: canonical_arguments(arguments, &tool.param_names),
+            canonical: tool.name.clone(),
+            ask,
+        })
     }
 
     fn schemas_names(&self) -> Vec<&str> {
@@ -278,9 +350,19 @@ impl ToolRuntime {
             context.cancel = cancel.child_token();
             let tool = Arc::clone(&ready.tool);
             let arguments = ready.arguments;
+            let approval = ready.approval;
             running.push((
                 ready.index,
-                tokio::spawn(async move { tool.execute(arguments, &context).await }),
+                tokio::spawn(async move {
+                    if let Some(approval) = approval {
+                        match approval.await {
+                            Ok(ApprovalVerdict::Allowed) => {}
+                            Ok(ApprovalVerdict::Denied(reason)) => return Ran::Denied(reason),
+                            Ok(ApprovalVerdict::Cancelled) | Err(_) => return Ran::Unanswered,
+                        }
+                    }
+                    Ran::Output(tool.execute(arguments, &context).await)
+                }),
             ));
         }
         for (index, handle) in running {
@@ -295,12 +377,17 @@ impl ToolRuntime {
                 }
             };
             let (status, output) = match joined {
-                Ok(Ok(output)) if output.is_error => (ToolStatus::Failed, output.content),
-                Ok(Ok(output)) => (ToolStatus::Completed, output.content),
-                Ok(Err(error @ ToolError::InvalidArguments { .. })) => {
+                Ok(Ran::Output(Ok(output))) if output.is_error => {
+                    (ToolStatus::Failed, output.content)
+                }
+                Ok(Ran::Output(Ok(output))) => (ToolStatus::Completed, output.content),
+                Ok(Ran::Output(Err(error @ ToolError::InvalidArguments { .. }))) => {
                     (ToolStatus::Refused, error.to_string())
                 }
-                Ok(Err(ToolError::Cancelled { .. })) => (ToolStatus::Cancelled, "cancelled".into()),
+                Ok(Ran::Output(Err(ToolError::Cancelled { .. }))) | Ok(Ran::Unanswered) => {
+                    (ToolStatus::Cancelled, "cancelled".into())
+                }
+                Ok(Ran::Denied(reason)) => (ToolStatus::Refused, denial(&call.name, reason)),
                 Err(join) if join.is_panic() => (
                     ToolStatus::Failed,
                     format!("`{}` crashed; the call did not complete", call.name),
@@ -320,6 +407,16 @@ impl ToolRuntime {
             model_output: clamp_head_tail(&output, MODEL_OUTPUT_CHARS),
             output,
         }
+    }
+}
+
+/// What the model reads when a person said no.
+fn denial(name: &str, reason: Option<String>) -> String {
+    match reason.filter(|r| !r.trim().is_empty()) {
+        Some(reason) => format!("`{name}` was not run: the user denied it: {reason}"),
+        None => format!(
+            "`{name}` was not run: the user denied it. Do not retry it unchanged; ask the user how to proceed."
+        ),
     }
 }
 

@@ -1,15 +1,21 @@
 //! The turn loop against the scripted model server over loopback, with real tools on real
-//! files, and the session file read back from disk.
+//! files, and the session file read back from disk. Every session is opened by the session
+//! host and driven by its commands; cancelling a test's token sends `Interrupt`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kigi_agent::{AgentBuilder, AgentDefinition, KigiPaths, PermissionMode, ResolvedTool};
-use kigi_core::{Session, SessionSetup, SessionStore, TurnError, messages_from};
-use kigi_model::{CancellationToken, ModelClient, ModelEndpoint, Provider, RetryPolicy};
-use kigi_protocol::{SessionEvent, ToolKind, ToolStatus, TurnEndReason};
+use kigi_agent::{
+    AgentBuilder, AgentDefinition, Discovery, KigiPaths, PermissionMode, ResolvedTool,
+};
+use kigi_core::host::{AgentChoice, HostedSession, OpenRequest, SessionHost, SessionStart};
+use kigi_core::{SessionStore, TurnError, TurnSummary, messages_from};
+use kigi_model::{
+    CancellationToken, ModelClient, ModelEndpoint, ModelsConfig, Provider, RetryPolicy,
+};
+use kigi_protocol::{HostCommand, SessionEvent, ToolKind, ToolStatus, TurnEndReason};
 use kigi_testkit::{Fault, ScriptSet, ScriptedServer, Step};
 use kigi_tools::{Tool, ToolContext, ToolFuture, ToolOutput, ToolRegistry, ToolSpec};
 use serde_json::json;
@@ -65,24 +71,36 @@ impl Fixture {
         ModelClient::with_policy(endpoint, policy).unwrap()
     }
 
-    fn setup(&self, frontmatter: &str, mode: Option<PermissionMode>) -> SessionSetup {
-        SessionSetup::for_agent(
-            &self.agent(frontmatter),
-            self.client(),
-            ToolRegistry::built_in(),
-            &self.cwd,
-            mode,
-        )
+    fn setup(&self, frontmatter: &str, mode: Option<PermissionMode>) -> OpenRequest {
+        self.request(self.agent(frontmatter), ToolRegistry::built_in(), mode)
     }
 
-    fn session(&self, setup: SessionSetup) -> Session {
-        let events = Arc::clone(&self.events);
-        Session::start(
-            &self.store,
-            setup,
-            Arc::new(move |e: &SessionEvent| events.lock().unwrap().push(e.clone())),
-        )
-        .unwrap()
+    fn request(
+        &self,
+        agent: kigi_agent::Agent,
+        registry: ToolRegistry,
+        mode: Option<PermissionMode>,
+    ) -> OpenRequest {
+        OpenRequest {
+            agent: AgentChoice::Built(Box::new(agent)),
+            client: Some(self.client()),
+            registry: Some(registry),
+            permission_mode: mode,
+            ..OpenRequest::new(&self.cwd)
+        }
+    }
+
+    fn session(&self, request: OpenRequest) -> Hosted {
+        let paths = KigiPaths::new(self._tmp.path().join("home"), None);
+        let host = SessionHost::new(
+            Discovery::load(paths).unwrap(),
+            ModelsConfig::default(),
+            Arc::new(|_: &str| None),
+        );
+        Hosted {
+            inner: host.open(request).unwrap(),
+            events: Arc::clone(&self.events),
+        }
     }
 
     fn stored(&self, id: &str) -> Vec<SessionEvent> {
@@ -93,6 +111,55 @@ impl Fixture {
             .into_iter()
             .map(|e| e.event)
             .collect()
+    }
+}
+
+/// A hosted session driven the way these tests drive a turn: cancelling the token sends
+/// `Interrupt`; the main agent's events are collected as they arrive.
+struct Hosted {
+    inner: HostedSession,
+    events: Arc<Mutex<Vec<SessionEvent>>>,
+}
+
+impl Hosted {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+
+    async fn run_turn(
+        &mut self,
+        prompt: &str,
+        cancel: &CancellationToken,
+    ) -> Result<TurnSummary, TurnError> {
+        let control = self.inner.control();
+        let interrupt = {
+            let (control, cancel) = (control.clone(), cancel.clone());
+            tokio::spawn(async move {
+                cancel.cancelled().await;
+                control.submit(HostCommand::Interrupt).unwrap();
+            })
+        };
+        let turn = control.run_turn(prompt);
+        tokio::pin!(turn);
+        let stream = self.inner.events();
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                Some(event) = stream.next() => {
+                    if let Some(event) = event.session_event().filter(|_| event.is_main()) {
+                        self.events.lock().unwrap().push(event.clone());
+                    }
+                }
+                outcome = &mut turn => break outcome,
+            }
+        };
+        interrupt.abort();
+        for event in stream.drain() {
+            if let Some(event) = event.session_event().filter(|_| event.is_main()) {
+                self.events.lock().unwrap().push(event.clone());
+            }
+        }
+        outcome
     }
 }
 
@@ -244,8 +311,7 @@ async fn read_only_calls_of_one_response_run_concurrently() {
     });
     let mut registry = ToolRegistry::built_in();
     registry.register(Arc::new(Rendezvous(Arc::new(tokio::sync::Barrier::new(3)))));
-    let setup = SessionSetup::for_agent(&agent, fx.client(), registry, &fx.cwd, None);
-    let mut session = fx.session(setup);
+    let mut session = fx.session(fx.request(agent, registry, None));
     let turn = tokio::time::timeout(
         Duration::from_secs(30),
         session.run_turn("meet", &CancellationToken::new()),
@@ -501,7 +567,7 @@ async fn a_resumed_session_carries_the_conversation_and_survives_a_torn_line() {
         .await
         .unwrap();
     let id = session.id().to_owned();
-    drop(session);
+    session.inner.shutdown().await;
     let path = fx.store.wire_path(&id).unwrap();
     let mut file = std::fs::OpenOptions::new()
         .append(true)
@@ -509,17 +575,20 @@ async fn a_resumed_session_carries_the_conversation_and_survives_a_torn_line() {
         .unwrap();
     std::io::Write::write_all(&mut file, b"{\"jsonrpc\":\"2.0\",\"method\":\"_kigi/sess").unwrap();
     drop(file);
-    let events = Arc::clone(&fx.events);
-    let (mut resumed, warnings) = Session::resume(
-        &fx.store,
-        &id,
-        fx.setup("", None),
-        Arc::new(move |e: &SessionEvent| events.lock().unwrap().push(e.clone())),
-    )
-    .unwrap();
+    let mut resumed = fx.session(OpenRequest {
+        start: SessionStart::Resume(id.clone()),
+        ..fx.setup("", None)
+    });
+    let warnings = resumed.inner.warnings().to_vec();
     assert_eq!(warnings.len(), 1);
     assert!(warnings[0].contains("torn last line"), "{}", warnings[0]);
-    assert_eq!(resumed.messages().len(), 2);
+    // The conversation the resumed session carries: what it rebuilt from its file.
+    assert_eq!(
+        messages_from(fx.stored(&id).iter()).len(),
+        2,
+        "{:?}",
+        fx.stored(&id)
+    );
     let summary = resumed
         .run_turn("second question", &CancellationToken::new())
         .await
@@ -582,13 +651,7 @@ async fn a_crashing_tool_is_reported_to_the_model_and_the_session_goes_on() {
     });
     let mut registry = ToolRegistry::built_in();
     registry.register(Arc::new(Crash));
-    let mut session = fx.session(SessionSetup::for_agent(
-        &agent,
-        fx.client(),
-        registry,
-        &fx.cwd,
-        None,
-    ));
+    let mut session = fx.session(fx.request(agent, registry, None));
     let summary = session
         .run_turn("go", &CancellationToken::new())
         .await

@@ -6,18 +6,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use kigi_agent::{AgentBuilder, AgentDefinition, Discovery, KigiPaths, PermissionMode};
-use kigi_core::subagent::{Coordinator, CoordinatorSetup};
-use kigi_core::{Session, SessionSetup, SessionStore, TurnError, new_session_id};
-use kigi_model::{
-    CancellationToken, ModelClient, ModelEndpoint, ModelsConfig, Provider, RetryPolicy,
-};
-use kigi_protocol::SessionEvent;
+use kigi_agent::{AgentBuilder, AgentDefinition, KigiPaths, LoadedConfig, PermissionMode};
+use kigi_core::host::{AgentChoice, OpenRequest, SessionHost};
+use kigi_core::{SessionStore, TurnError};
+use kigi_model::{CancellationToken, ModelClient, ModelEndpoint, Provider, RetryPolicy};
+use kigi_protocol::HostCommand;
 use kigi_testkit::{
     Fault, RecordedRequest, Script, ScriptSet, ScriptedServer, ScriptedToolCall, ScriptedUsage,
     Step,
 };
-use kigi_tools::ToolRegistry;
 use serde_json::{Value, json};
 
 struct Tree {
@@ -62,8 +59,6 @@ impl Tree {
         prompt: &str,
         cancel: &CancellationToken,
     ) -> (Result<String, TurnError>, String) {
-        let discovery = Discovery::load(self.paths()).unwrap();
-        let models = ModelsConfig::load(&self.paths().config_file()).unwrap();
         let text = format!(
             "---\nname: parent\ndescription: parent agent\n{frontmatter}---\nYou delegate.\n"
         );
@@ -81,34 +76,43 @@ impl Tree {
             policy,
         )
         .unwrap();
-        let id = new_session_id();
-        let setup = SessionSetup::for_agent(
-            &agent,
-            client.clone(),
-            ToolRegistry::built_in(),
-            &self.cwd,
-            Some(PermissionMode::DontAsk),
-        );
         let env = self.env.clone();
-        let coordinator = Coordinator::new(CoordinatorSetup {
-            session_id: id.clone(),
-            store: self.store.clone(),
-            discovery,
-            models,
-            base_url_override: None,
-            env: Arc::new(move |name: &str| {
-                env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-            }),
-            parent_client: client,
-            parent_tools: agent.tools.clone(),
-            parent_mode: setup.runtime.mode(),
-            cwd: self.cwd.clone(),
-            cancel: cancel.clone(),
-        });
-        let setup = setup.with_coordinator(&coordinator);
-        let mut session =
-            Session::start_as(&self.store, &id, setup, Arc::new(|_: &SessionEvent| {})).unwrap();
-        let outcome = session.run_turn(prompt, cancel).await.map(|s| s.text);
+        let env: kigi_core::subagent::EnvLookup =
+            Arc::new(move |name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()));
+        // The one config load, with this test's environment for its overrides.
+        let loaded = LoadedConfig::load(&self.paths().config_file(), &*env).unwrap();
+        let host = SessionHost::from_config(self.paths(), loaded, env).unwrap();
+        let mut session = host
+            .open(OpenRequest {
+                agent: AgentChoice::Built(Box::new(agent)),
+                client: Some(client),
+                permission_mode: Some(PermissionMode::DontAsk),
+                ..OpenRequest::new(&self.cwd)
+            })
+            .unwrap();
+        let id = session.id().to_owned();
+        let control = session.control();
+        // Cancelling the test's token is what Ctrl-C does: an interrupt.
+        let interrupt = {
+            let (control, cancel) = (control.clone(), cancel.clone());
+            tokio::spawn(async move {
+                cancel.cancelled().await;
+                control.submit(HostCommand::Interrupt).unwrap();
+            })
+        };
+        // The events are read as they come, as every front end does.
+        let events = session.events();
+        let turn = control.run_turn(prompt);
+        tokio::pin!(turn);
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                Some(_) = events.next() => {}
+                outcome = &mut turn => break outcome.map(|s| s.text),
+            }
+        };
+        interrupt.abort();
+        session.shutdown().await;
         (outcome, id)
     }
 

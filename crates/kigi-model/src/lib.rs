@@ -30,7 +30,8 @@ pub use endpoint::{Dialect, ModelEndpoint, Provider};
 pub use error::{ErrorClass, ModelError, classify_status};
 pub use event::{FinishReason, ModelEvent, Usage};
 pub use model_config::{
-    EndpointSettings, ModelConfigError, ModelFlags, ModelSettings, ModelsConfig, RetrySettings,
+    EndpointSettings, ModelConfigError, ModelFlags, ModelInput, ModelSettings, ModelsConfig,
+    RetrySettings,
 };
 pub use request::{ModelRequest, ReasoningEffort, ToolSchema};
 pub use response::ModelResponse;

@@ -2,6 +2,9 @@
 //! `config.toml`, then the environment (`KIGI_MODEL`, `KIGI_BASE_URL`, `KIGI_API_KEY`), then
 //! the flags (`--model`, `--base-url`), resolved into one [`ModelEndpoint`].
 //!
+//! Unknown keys are not refused here: `kigi_agent::LoadedConfig` reads the whole file once and
+//! reports them as warnings naming the line; [`ModelsConfig::parse`] ignores them.
+//!
 //! The rule: there is no default endpoint. With nothing configured, resolution fails with an
 //! error naming `--base-url` and `[endpoints] api_base_url`; kigi never picks a host itself.
 
@@ -9,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::api_key::ApiKey;
@@ -18,7 +21,7 @@ use crate::endpoint::{Dialect, ModelEndpoint, Provider};
 use crate::retry::RetryPolicy;
 
 /// The model-related parts of `config.toml`; other sections are ignored.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(default)]
 pub struct ModelsConfig {
     /// The alias (or model id) used when neither `--model` nor `KIGI_MODEL` names one.
@@ -30,8 +33,8 @@ pub struct ModelsConfig {
 
 /// `[retry]`: counts and ceilings of [`RetryPolicy`], in milliseconds; unset keys keep the
 /// defaults.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
 pub struct RetrySettings {
     pub max_retries: Option<u32>,
     pub max_rate_limit_retries: Option<u32>,
@@ -63,8 +66,8 @@ impl RetrySettings {
 }
 
 /// `[endpoints]`: defaults for every model that does not set its own.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
 pub struct EndpointSettings {
     pub api_base_url: Option<String>,
     pub provider: Option<String>,
@@ -73,8 +76,8 @@ pub struct EndpointSettings {
 }
 
 /// `[models.<alias>]`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
 pub struct ModelSettings {
     /// `openai-chat` (default), `anthropic` or `openai-responses`.
     pub provider: Option<String>,
@@ -89,6 +92,22 @@ pub struct ModelSettings {
     pub max_output_tokens: Option<u32>,
     /// Extra body fields for every request (`temperature`, `top_p`, …).
     pub request_params: toml::Table,
+}
+
+/// Which input chose the model name or the base URL: flags beat the environment, which beats
+/// the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelInput {
+    /// `--model` or `--base-url`.
+    Flag,
+    /// `KIGI_MODEL` or `KIGI_BASE_URL`.
+    Env,
+    /// `default_model`.
+    DefaultModel,
+    /// The chosen alias's own `base_url` (`[models.<alias>] base_url`).
+    AliasBaseUrl,
+    /// `[endpoints] api_base_url`.
+    EndpointsBaseUrl,
 }
 
 /// What the command line said.
@@ -146,7 +165,9 @@ impl ModelsConfig {
         })
     }
 
-    /// Reads `path`; a missing file is an empty configuration.
+    /// Reads `path`; a missing file is an empty configuration. Unknown keys are ignored
+    /// silently: front ends load `config.toml` once with `kigi_agent::LoadedConfig` (which
+    /// warns about them) and take `config.models()` from it.
     pub fn load(path: &Path) -> Result<Self, ModelConfigError> {
         match std::fs::read_to_string(path) {
             Ok(text) => Self::parse(&text, path),
@@ -165,16 +186,11 @@ impl ModelsConfig {
         flags: &ModelFlags,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ModelEndpoint, ModelConfigError> {
-        let set = |value: Option<String>| value.filter(|v| !v.trim().is_empty());
-        let name = set(flags.model.clone())
-            .or_else(|| set(env("KIGI_MODEL")))
-            .or_else(|| set(self.default_model.clone()));
-        let override_url = set(flags.base_url.clone()).or_else(|| set(env("KIGI_BASE_URL")));
-        let shared_url = set(self.endpoints.api_base_url.clone());
+        let name = self.chosen_model(flags, env).map(|(name, _)| name);
         let alias = name.as_deref().and_then(|n| self.models.get(n));
-        let base_url = override_url
-            .or_else(|| alias.and_then(|a| set(a.base_url.clone())))
-            .or(shared_url);
+        let base_url = self
+            .chosen_base_url(name.as_deref(), flags, env)
+            .map(|(url, _)| url);
         let (Some(name), Some(base_url)) = (name.clone(), base_url) else {
             return Err(match (name, alias, self.models.is_empty()) {
                 (Some(name), None, false) => ModelConfigError::UnknownAlias {
@@ -184,12 +200,14 @@ impl ModelsConfig {
                 (Some(name), Some(_), _) => ModelConfigError::MissingEndpoint {
                     for_model: format!(" for model `{name}`"),
                 },
-                (Some(_), None, true) | (None, _, _) => match self.shared_or_override(flags, env) {
-                    Some(base_url) => ModelConfigError::MissingModel { base_url },
-                    None => ModelConfigError::MissingEndpoint {
-                        for_model: String::new(),
-                    },
-                },
+                (Some(_), None, true) | (None, _, _) => {
+                    match self.chosen_base_url(None, flags, env) {
+                        Some((base_url, _)) => ModelConfigError::MissingModel { base_url },
+                        None => ModelConfigError::MissingEndpoint {
+                            for_model: String::new(),
+                        },
+                    }
+                }
             });
         };
         let settings = alias.cloned().unwrap_or_default();
@@ -252,17 +270,39 @@ impl ModelsConfig {
         self.models.keys().cloned().collect()
     }
 
-    fn shared_or_override(
+    /// The model name a run would use, and which input chose it: `--model`, else
+    /// `KIGI_MODEL`, else `default_model` (blank values count as unset).
+    pub fn chosen_model(
         &self,
         flags: &ModelFlags,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Option<String> {
-        flags
-            .base_url
-            .clone()
-            .or_else(|| env("KIGI_BASE_URL"))
-            .or_else(|| self.endpoints.api_base_url.clone())
-            .filter(|v| !v.trim().is_empty())
+    ) -> Option<(String, ModelInput)> {
+        set(flags.model.clone())
+            .map(|v| (v, ModelInput::Flag))
+            .or_else(|| set(env("KIGI_MODEL")).map(|v| (v, ModelInput::Env)))
+            .or_else(|| set(self.default_model.clone()).map(|v| (v, ModelInput::DefaultModel)))
+    }
+
+    /// The base URL a run on `model` would use, and which input chose it: `--base-url`, else
+    /// `KIGI_BASE_URL`, else the alias's own `base_url`, else `[endpoints] api_base_url`.
+    pub fn chosen_base_url(
+        &self,
+        model: Option<&str>,
+        flags: &ModelFlags,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<(String, ModelInput)> {
+        let alias = model.and_then(|n| self.models.get(n));
+        set(flags.base_url.clone())
+            .map(|v| (v, ModelInput::Flag))
+            .or_else(|| set(env("KIGI_BASE_URL")).map(|v| (v, ModelInput::Env)))
+            .or_else(|| {
+                alias
+                    .and_then(|a| set(a.base_url.clone()))
+                    .map(|v| (v, ModelInput::AliasBaseUrl))
+            })
+            .or_else(|| {
+                set(self.endpoints.api_base_url.clone()).map(|v| (v, ModelInput::EndpointsBaseUrl))
+            })
     }
 
     /// The model's own key variable, then `KIGI_API_KEY`, then `[endpoints] api_key_env`.
@@ -297,6 +337,11 @@ impl ModelsConfig {
             (None, None) => Ok(None),
         }
     }
+}
+
+/// `value` unless it is blank.
+fn set(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.trim().is_empty())
 }
 
 fn parse_field<T>(
@@ -469,10 +514,44 @@ temperature = 0.6
     }
 
     #[test]
-    fn unknown_keys_in_a_model_section_are_refused_with_their_name() {
-        let err = ModelsConfig::parse("[models.a]\nbase_ur = \"x\"\n", Path::new("/c.toml"))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("/c.toml") && err.contains("base_ur"), "{err}");
+    fn unknown_keys_in_a_model_section_are_left_for_the_loader_to_report() {
+        // kigi_agent::LoadedConfig warns about `base_ur` with its line; the model layer reads
+        // what it knows and does not refuse the file.
+        let config =
+            ModelsConfig::parse("[models.a]\nbase_ur = \"x\"\n", Path::new("/c.toml")).unwrap();
+        assert_eq!(config.models["a"], ModelSettings::default());
+    }
+
+    #[test]
+    fn choices_say_which_input_won() {
+        let config = config(
+            "default_model = \"a\"\n[endpoints]\napi_base_url = \"http://shared\"\n[models.a]\nbase_url = \"http://a\"\n",
+        );
+        let none = env_of(&[]);
+        assert_eq!(
+            config.chosen_model(&ModelFlags::default(), &none),
+            Some(("a".into(), ModelInput::DefaultModel))
+        );
+        assert_eq!(
+            config.chosen_base_url(Some("a"), &ModelFlags::default(), &none),
+            Some(("http://a".into(), ModelInput::AliasBaseUrl))
+        );
+        assert_eq!(
+            config.chosen_base_url(Some("b"), &ModelFlags::default(), &none),
+            Some(("http://shared".into(), ModelInput::EndpointsBaseUrl))
+        );
+        let env = env_of(&[("KIGI_MODEL", "m"), ("KIGI_BASE_URL", " ")]);
+        assert_eq!(
+            config.chosen_model(&ModelFlags::default(), &env),
+            Some(("m".into(), ModelInput::Env))
+        );
+        let flags = ModelFlags {
+            model: Some("f".into()),
+            base_url: Some("http://flag".into()),
+        };
+        assert_eq!(
+            config.chosen_base_url(Some("a"), &flags, &env),
+            Some(("http://flag".into(), ModelInput::Flag))
+        );
     }
 }

@@ -3,12 +3,16 @@
 //! This crate owns wire names: the serde form of every type here is a contract with session
 //! files, editors and scripts. It does no I/O.
 
+mod host_command;
+mod host_event;
 mod message;
 mod session_event;
 mod tool_kind;
 mod tool_meta;
 mod tool_namespace;
 
+pub use host_command::{ApprovalAnswer, HostCommand};
+pub use host_event::{ApprovalDecision, HostEvent, HostEventBody, HostNotice, MAIN_AGENT_ID};
 pub use message::{ContentPart, Message, Role, ToolCall, ToolResult};
 pub use session_event::{SessionEvent, ToolCallMeta, ToolStatus, TurnEndReason};
 pub use tool_kind::ToolKind;

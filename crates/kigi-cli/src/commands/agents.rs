@@ -10,7 +10,7 @@ use kigi_agent::{
 };
 use serde_json::json;
 
-use super::context;
+use super::{context, context_with_config};
 
 /// First line of a description, with literal `\n` escapes read as breaks.
 fn summary(agent: &DiscoveredAgent) -> String {
@@ -168,7 +168,7 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
 }
 
 pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
-    let (cwd, discovery) = context()?;
+    let (cwd, discovery, config) = context_with_config()?;
     let reports = discovery.validate_paths(paths, &cwd);
     let count = |status| reports.iter().filter(|r| r.status == status).count();
     let (ok, warned, failed) = (
@@ -177,9 +177,16 @@ pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
         count(FileStatus::Error),
     );
     if as_json {
-        let out = json!({"files": reports, "ok": ok, "warning": warned, "error": failed});
+        let config_warnings: Vec<String> =
+            config.warnings.iter().map(ToString::to_string).collect();
+        let out = json!({"files": reports, "ok": ok, "warning": warned, "error": failed,
+                         "config_warnings": config_warnings});
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
+        // config.toml is read by every agent here, so its warnings come first.
+        for warning in &config.warnings {
+            println!("warning {warning}");
+        }
         for report in &reports {
             let label = match report.status {
                 FileStatus::Ok => "ok     ",

@@ -4,13 +4,13 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kigi_agent::{Discovery, KigiPaths, PermissionMode};
-use kigi_core::SessionStore;
-use kigi_model::{ModelClient, ModelEndpoint, ModelsConfig, Provider};
+use kigi_agent::PermissionMode;
+use kigi_core::host::OpenRequest;
+use kigi_model::{ModelClient, ModelEndpoint, Provider};
 use kigi_testkit::{ScriptSet, ScriptedServer, ScriptedToolCall, Step};
 use serde_json::json;
 
-use super::print::{PrintArgs, Run, build_agent, run_session};
+use super::print::run_session;
 use super::progress::OutputFormat;
 
 /// The prompt `kigi demo` sends when none is given.
@@ -49,23 +49,8 @@ pub fn demo_script() -> ScriptSet {
 
 /// Runs the demo with `prompt` in the working directory.
 pub fn run(prompt: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
-    let paths = KigiPaths::from_env();
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let store = SessionStore::new(paths.sessions_dir());
-    let discovery = Discovery::load(paths)?;
-    let args = PrintArgs {
-        prompt: prompt.to_owned(),
-        format,
-        agent: None,
-        agent_file: None,
-        permission_mode: Some(PermissionMode::Plan),
-        resume: None,
-        continue_last: false,
-        or_demo: false,
-        model: Default::default(),
-    };
-    let agent = build_agent(&discovery, &cwd, None, None)?;
-    let models = ModelsConfig::load(&KigiPaths::from_env().config_file())?;
+    let host = super::session_host()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -76,16 +61,13 @@ pub fn run(prompt: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
             server.url()
         );
         let endpoint = ModelEndpoint::new(Provider::OpenaiChat, server.url(), "kigi-scripted");
-        let client = ModelClient::new(endpoint)?;
-        let run = Run {
-            store: &store,
-            discovery,
-            models,
-            agent: &agent,
-            cwd: &cwd,
-            args: &args,
-            resume: None,
-        };
-        run_session(run, client, Some(server)).await
+        let session = host.open(OpenRequest {
+            client: Some(ModelClient::new(endpoint)?),
+            permission_mode: Some(PermissionMode::Plan),
+            ..OpenRequest::new(&cwd)
+        })?;
+        let code = run_session(session, prompt, format).await;
+        drop(server);
+        code
     })
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand family.
 
 pub mod agents;
+pub mod config;
 pub mod demo;
 pub mod models;
 pub mod overlays;
@@ -12,16 +13,45 @@ pub mod trust;
 pub mod worktree;
 
 use anyhow::Context;
-use kigi_agent::{Discovery, KigiPaths};
+use kigi_agent::{Discovery, KigiPaths, LoadedConfig};
 
 /// The working directory and discovery settings every command starts from.
 pub fn context() -> anyhow::Result<(std::path::PathBuf, Discovery)> {
-    let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let discovery = Discovery::load(KigiPaths::from_env())?;
+    let (cwd, discovery, _) = context_with_config()?;
     Ok((cwd, discovery))
 }
 
-/// Cancels `token` on Ctrl-C (a turn, a swarm, and every child under them). Needs a runtime.
+/// [`context`], with the loaded `config.toml` (and its warnings) it was built from.
+pub fn context_with_config() -> anyhow::Result<(std::path::PathBuf, Discovery, LoadedConfig)> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let paths = KigiPaths::from_env();
+    let loaded = LoadedConfig::load(&paths.config_file(), &|name| std::env::var(name).ok())?;
+    let discovery = Discovery::with_config(paths, &loaded.config)?;
+    Ok((cwd, discovery, loaded))
+}
+
+/// The session host, from `config.toml` read once; its warnings (unknown keys with their
+/// lines, bad environment values) go to stderr before anything runs.
+pub fn session_host() -> anyhow::Result<kigi_core::host::SessionHost> {
+    let host = kigi_core::host::SessionHost::load(KigiPaths::from_env(), print::process_env())?;
+    for warning in host.config_warnings() {
+        eprintln!("kigi: warning: {warning}");
+    }
+    Ok(host)
+}
+
+/// Interrupts the running turn of `session` on Ctrl-C (its tools and foreground children
+/// too). Needs a runtime.
+pub fn interrupt_on_ctrl_c(session: &kigi_core::host::SessionControl) {
+    let session = session.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = session.submit(kigi_protocol::HostCommand::Interrupt);
+        }
+    });
+}
+
+/// Cancels `token` on Ctrl-C (a swarm, and every member under it). Needs a runtime.
 pub fn cancel_on_ctrl_c(token: &kigi_model::CancellationToken) {
     let token = token.clone();
     tokio::spawn(async move {

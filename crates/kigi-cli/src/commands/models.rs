@@ -6,21 +6,22 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use kigi_agent::KigiPaths;
-use kigi_model::{CancellationToken, ModelClient, ModelFlags, ModelRequest, ModelsConfig};
+use kigi_agent::LoadedConfig;
+use kigi_model::{CancellationToken, ModelClient, ModelFlags, ModelRequest};
 use kigi_protocol::Message;
 use serde_json::json;
 
 /// Resolves the model from flags, environment and `config.toml`, with the `[retry]` policy.
 pub fn client(flags: &ModelFlags) -> anyhow::Result<ModelClient> {
-    let config = ModelsConfig::load(&KigiPaths::from_env().config_file())?;
+    let config = LoadedConfig::from_env()?.config.models();
     Ok(config.client(flags, &|name| std::env::var(name).ok())?)
 }
 
 /// `kigi models`: every alias, and which model a run here would use (or why none).
 pub fn list(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
-    let config_file = KigiPaths::from_env().config_file();
-    let config = ModelsConfig::load(&config_file)?;
+    let loaded = LoadedConfig::from_env()?;
+    let config_file = &loaded.path;
+    let config = loaded.config.models();
     let env = |name: &str| std::env::var(name).ok();
     let current = config.resolve(flags, &env);
     if as_json {

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use kigi_core::{TurnError, TurnSummary};
-use kigi_protocol::{SessionEvent, ToolStatus};
+use kigi_protocol::{HostEvent, HostEventBody, HostNotice, SessionEvent, ToolStatus};
 use serde_json::json;
 
 /// `--output-format`.
@@ -15,8 +15,9 @@ pub enum OutputFormat {
     StreamJson,
 }
 
-/// Shows one live event.
-pub fn show_event(format: OutputFormat, event: &SessionEvent) {
+/// Shows one live event: every event of every agent as a JSON line in stream-json; in text
+/// mode the main agent's progress, and one line when a child starts or ends.
+pub fn show_event(format: OutputFormat, event: &HostEvent) {
     match format {
         OutputFormat::StreamJson => {
             if let Ok(line) = serde_json::to_string(event) {
@@ -26,7 +27,12 @@ pub fn show_event(format: OutputFormat, event: &SessionEvent) {
             }
         }
         OutputFormat::Text => {
-            if let Some(line) = progress_line(event) {
+            let line = match &event.body {
+                HostEventBody::Session(session) if event.is_main() => progress_line(session),
+                HostEventBody::Session(_) => None,
+                HostEventBody::Notice(notice) => notice_line(&event.agent_id, notice),
+            };
+            if let Some(line) = line {
                 eprintln!("{line}");
             }
         }
@@ -88,6 +94,29 @@ fn progress_line(event: &SessionEvent) -> Option<String> {
             reason,
         } => Some(format!("  ↻ retry {attempt} in {delay_ms} ms: {reason}")),
         SessionEvent::Reminder { .. } => Some("  ↺ completion reminder sent".to_owned()),
+        _ => None,
+    }
+}
+
+/// The stderr line for a host notice in text mode, if it gets one.
+fn notice_line(agent: &str, notice: &HostNotice) -> Option<String> {
+    match notice {
+        HostNotice::SubagentStarted {
+            description,
+            agent_type,
+            model,
+            background,
+            ..
+        } => Some(format!(
+            "  ⤷ {agent} {}: \"{description}\" ({agent_type} · {model})",
+            if *background { "started" } else { "running" }
+        )),
+        HostNotice::SubagentFinished {
+            status, elapsed_ms, ..
+        } => Some(format!(
+            "  ⤶ {agent} {status} in {:.1}s",
+            *elapsed_ms as f64 / 1000.0
+        )),
         _ => None,
     }
 }

@@ -4,17 +4,14 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
-use kigi_agent::{Discovery, KigiPaths, PermissionMode};
-use kigi_core::subagent::{Coordinator, CoordinatorSetup};
+use kigi_agent::PermissionMode;
+use kigi_core::host::SwarmOpen;
 use kigi_core::swarm::{SwarmCounts, SwarmRequest, run_swarm};
-use kigi_core::{SessionStore, new_session_id};
-use kigi_model::{CancellationToken, ModelFlags, ModelsConfig};
-use kigi_protocol::{SessionEvent, TurnEndReason};
+use kigi_model::ModelFlags;
 
-use super::progress::OutputFormat;
+use super::progress::{self, OutputFormat};
 
 /// `kigi swarm`'s own flags.
 #[derive(Debug, Clone, clap::Args)]
@@ -69,37 +66,12 @@ pub fn run(
     model: &ModelFlags,
 ) -> anyhow::Result<ExitCode> {
     let items = read_items(&args.items_file)?;
-    let paths = KigiPaths::from_env();
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let discovery = Discovery::load(paths.clone())?;
-    let models = ModelsConfig::load(&paths.config_file())?;
-    let client = models.client(model, &|name| std::env::var(name).ok())?;
-    let parent = super::print::build_agent(&discovery, &cwd, None, None)?;
-    let store = SessionStore::new(paths.sessions_dir());
-    let session_id = new_session_id();
-    let mut writer = store.create(&session_id)?;
-    writer.append(&writer.start_event("swarm", &client.endpoint().model, &cwd))?;
-    writer.append(&SessionEvent::UserMessage {
-        text: format!("swarm over {} items: {}", items.len(), args.template),
-    })?;
+    let host = super::session_host()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let cancel = CancellationToken::new();
-    let coordinator_setup = CoordinatorSetup {
-        session_id: session_id.clone(),
-        store: store.clone(),
-        discovery,
-        models,
-        base_url_override: model.base_url.clone(),
-        env: Arc::new(|name: &str| std::env::var(name).ok()),
-        parent_client: client,
-        parent_tools: parent.tools.clone(),
-        parent_mode: permission_mode.unwrap_or(parent.definition.permission_mode),
-        cwd,
-        cancel: cancel.clone(),
-    };
     let request = SwarmRequest {
         description: args.description.unwrap_or_else(|| "swarm".into()),
         prompt_template: args.template,
@@ -109,16 +81,36 @@ pub fn run(
         isolation: args.isolation,
         model: args.member_model,
     };
-    let report = runtime.block_on(async {
-        let coordinator = Coordinator::new(coordinator_setup);
-        super::cancel_on_ctrl_c(&cancel);
+    let (report, swarm, printer) = runtime.block_on(async {
+        let mut swarm = host.open_swarm(SwarmOpen {
+            cwd,
+            model: model.clone(),
+            permission_mode,
+            summary: format!(
+                "swarm over {} items: {}",
+                request.items.len(),
+                request.prompt_template
+            ),
+        })?;
+        // The members' events are read as they come (and shown as JSON lines when asked),
+        // so they never pile up.
+        let printer = swarm.take_events().map(|mut events| {
+            tokio::spawn(async move {
+                while let Some(event) = events.next().await {
+                    if format == OutputFormat::StreamJson {
+                        progress::show_event(format, &event);
+                    }
+                }
+            })
+        });
+        super::cancel_on_ctrl_c(swarm.cancel());
         let total = request.items.len();
         let terminal = std::io::stderr().is_terminal();
         let report = run_swarm(
-            &coordinator,
+            swarm.coordinator(),
             &request,
             args.max_concurrency,
-            &cancel,
+            swarm.cancel(),
             &|counts| show_progress(counts, total, terminal),
         )
         .await
@@ -126,26 +118,24 @@ pub fn run(
         if terminal {
             eprintln!();
         }
-        anyhow::Ok(report)
+        anyhow::Ok((report, swarm, printer))
     })?;
-    writer.append(&SessionEvent::AssistantMessage {
-        text: report.render(),
-        thinking: String::new(),
-        thinking_signature: None,
-        tool_calls: Vec::new(),
-    })?;
-    let interrupted = cancel.is_cancelled();
-    writer.append(&SessionEvent::TurnEnd {
-        reason: if interrupted {
-            TurnEndReason::Cancelled
-        } else {
-            TurnEndReason::Completed
-        },
-        steps: 0,
-    })?;
+    let session_id = swarm.id().to_owned();
+    let interrupted = swarm.cancel().is_cancelled();
+    swarm.finish(&report)?;
+    if let Some(printer) = printer {
+        // The stream ends with `finish`: every member event is out before the aggregate.
+        let _ = runtime.block_on(printer);
+    }
     match format {
-        OutputFormat::Json | OutputFormat::StreamJson => {
+        OutputFormat::Json => {
             let mut value = serde_json::to_value(&report)?;
+            value["session_id"] = serde_json::Value::String(session_id.clone());
+            println!("{value}");
+        }
+        OutputFormat::StreamJson => {
+            let mut value = serde_json::to_value(&report)?;
+            value["type"] = serde_json::Value::String("swarm_result".into());
             value["session_id"] = serde_json::Value::String(session_id.clone());
             println!("{value}");
         }

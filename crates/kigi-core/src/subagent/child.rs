@@ -11,9 +11,11 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::result::{ChildStatus, SubagentResult};
+use crate::host::AgentEmitter;
 use crate::lock::lock;
 use crate::session::{MessageQueue, Session, TurnError};
 use crate::worktree::Worktree;
+use kigi_protocol::HostNotice;
 
 /// What stays the same across a child's turns.
 #[derive(Debug, Clone)]
@@ -47,6 +49,8 @@ pub(crate) struct Child {
     pub session: Mutex<Option<Session>>,
     /// Messages for the child's next step.
     pub inbox: Arc<MessageQueue>,
+    /// The child's way into the host's event stream.
+    pub events: AgentEmitter,
 }
 
 impl Child {
@@ -113,6 +117,15 @@ impl Child {
                 Err(_) => "could not record the worktree's changes".to_owned(),
             });
         }
+        self.events.notice(HostNotice::SubagentFinished {
+            status: result.status.as_str().to_owned(),
+            error: result.error.clone(),
+            input_tokens: result.usage.input_tokens,
+            output_tokens: result.usage.output_tokens,
+            tool_calls: result.tool_calls,
+            steps: result.steps,
+            elapsed_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),
+        });
         *lock(&self.result) = Some(result.clone());
         *lock(&self.session) = Some(session);
         if self.background.load(Ordering::Relaxed) {

@@ -24,8 +24,10 @@ use super::messaging::NotifyParent;
 use super::resolve::existing_children;
 use super::result::{ChildStatus, SubagentResult};
 use super::spawn_args::CheckedSpawn;
+use crate::host::{AgentEmitter, ApprovalBroker};
 use crate::session::{Inbox, MessageQueue, Session, TreeMeter};
 use crate::session_store::SessionStore;
+use kigi_protocol::HostNotice;
 
 /// How long a foreground spawn waits before moving the child to the background.
 pub const DEFAULT_AWAIT_BUDGET: Duration = Duration::from_secs(600);
@@ -36,11 +38,11 @@ const WIND_DOWN: Duration = Duration::from_secs(10);
 /// The most children `list_subagents` shows.
 const MAX_LISTED: usize = 50;
 
-/// Reads an environment variable.
+/// Reads an environment variable (for API keys, when a child's model client is made).
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// Everything the coordinator needs from its parent.
-pub struct CoordinatorSetup {
+/// Everything the coordinator needs from its parent. Made only by the session host.
+pub(crate) struct CoordinatorSetup {
     pub session_id: String,
     pub store: SessionStore,
     pub discovery: Discovery,
@@ -54,6 +56,10 @@ pub struct CoordinatorSetup {
     pub cwd: PathBuf,
     /// Cancelling this cancels every child.
     pub cancel: CancellationToken,
+    /// The parent's way into the host's event stream; children get their own under it.
+    pub events: AgentEmitter,
+    /// Where a foreground child's asks wait; `None` refuses them.
+    pub approvals: Option<Arc<ApprovalBroker>>,
 }
 
 /// What a spawn returned to the tool.
@@ -76,6 +82,8 @@ pub struct Coordinator {
     /// Messages for the parent's next step, by the child they are about.
     inbox: Arc<MessageQueue>,
     pub(super) tree: Option<Arc<TreeMeter>>,
+    /// One model client per alias, shared by every child (see `client_for`).
+    pub(super) clients: Mutex<std::collections::HashMap<String, ModelClient>>,
     next_id: AtomicU64,
     await_budget: Duration,
     timeout: Duration,
@@ -100,10 +108,13 @@ impl std::fmt::Debug for Coordinator {
 }
 
 impl Coordinator {
-    pub fn new(setup: CoordinatorSetup) -> Arc<Self> {
-        let await_budget = (setup.env)("KIGI_SUBAGENT_AWAIT_BUDGET_MS")
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .or(setup.discovery.subagents.await_budget_ms)
+    pub(crate) fn new(setup: CoordinatorSetup) -> Arc<Self> {
+        // `KIGI_SUBAGENT_AWAIT_BUDGET_MS` and `KIGI_SUBAGENTS` were applied when the
+        // configuration was loaded.
+        let await_budget = setup
+            .discovery
+            .subagents
+            .await_budget_ms
             .map_or(DEFAULT_AWAIT_BUDGET, Duration::from_millis);
         let timeout = setup
             .discovery
@@ -127,6 +138,7 @@ impl Coordinator {
             children: Mutex::new(Vec::new()),
             inbox: Arc::new(MessageQueue::default()),
             tree,
+            clients: Mutex::default(),
             next_id: AtomicU64::new(existing),
             await_budget,
             timeout,
@@ -138,17 +150,9 @@ impl Coordinator {
         &self.setup.discovery.swarm
     }
 
-    /// The environment lookup children and swarms read.
-    pub fn env(&self) -> EnvLookup {
-        Arc::clone(&self.setup.env)
-    }
-
     /// Whether subagents are on at all (`[subagents] enabled`, `KIGI_SUBAGENTS`).
     pub fn enabled(&self) -> bool {
-        self.setup
-            .discovery
-            .subagents
-            .enabled_with(&*self.setup.env)
+        self.setup.discovery.subagents.enabled
     }
 
     /// The types a spawn may name, with their descriptions, as `name: description` lines.
@@ -230,12 +234,34 @@ impl Coordinator {
             prepared.model = source.client.endpoint().model.clone();
             prepared.model_source = "resumed source";
         }
+        let events = self.setup.events.child(&id);
+        // A background child never waits on a person: its asks are refused by policy.
+        if !spawn.background {
+            prepared.setup.runtime.set_approver(
+                self.setup
+                    .approvals
+                    .as_ref()
+                    .map(|broker| broker.approver_for(events.clone())),
+            );
+        }
+        events.notice(HostNotice::SubagentStarted {
+            description: spawn.description.clone(),
+            agent_type: spawn.agent_type.clone(),
+            persona: prepared.persona.clone(),
+            model: prepared.model.clone(),
+            model_source: prepared.model_source.to_owned(),
+            background: spawn.background,
+            worktree: prepared
+                .worktree
+                .as_ref()
+                .map(|w| w.path.display().to_string()),
+        });
         let mut session = Session::start_child(
             &self.setup.store,
             &self.setup.session_id,
             &id,
             prepared.setup,
-            Arc::new(|_: &SessionEvent| {}),
+            events.clone(),
         )
         .map_err(|e| format!("cannot start subagent {id}: {e}"))?;
         if let Some(source) = &source {
@@ -264,6 +290,7 @@ impl Coordinator {
             result: Mutex::new(None),
             session: Mutex::new(None),
             inbox: child_inbox,
+            events,
         });
         lock(&self.children).push(Arc::clone(&child));
         tokio::spawn(Arc::clone(&child).run_turn(

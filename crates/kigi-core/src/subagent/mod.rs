@@ -17,9 +17,9 @@ mod tools;
 use std::sync::Arc;
 
 pub use child_agent::{child_agent, child_permission};
+pub(crate) use coordinator::CoordinatorSetup;
 pub use coordinator::{
-    Coordinator, CoordinatorSetup, DEFAULT_AWAIT_BUDGET, DEFAULT_CHILD_TIMEOUT, EnvLookup,
-    SpawnOutcome,
+    Coordinator, DEFAULT_AWAIT_BUDGET, DEFAULT_CHILD_TIMEOUT, EnvLookup, SpawnOutcome,
 };
 pub use messaging::{ApplyWorktree, ListSubagents, NotifyParent, SendToSubagent};
 pub use model_layers::{ModelLayers, ModelPick, ModelSource, pick_model};

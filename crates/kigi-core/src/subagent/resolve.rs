@@ -271,15 +271,23 @@ impl Coordinator {
             .map_err(|e| format!("model `{alias}` cannot be used: {e}"))
     }
 
+    /// The client for `alias`: one per alias for the whole session tree, so children share
+    /// its connection pool instead of opening their own.
     fn client_for(&self, alias: &str) -> Result<ModelClient, String> {
+        if let Some(client) = lock(&self.clients).get(alias) {
+            return Ok(client.clone());
+        }
         let flags = ModelFlags {
             model: Some(alias.to_owned()),
             base_url: self.setup.base_url_override.clone(),
         };
-        self.setup
+        let client = self
+            .setup
             .models
             .client(&flags, &*self.setup.env)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        lock(&self.clients).insert(alias.to_owned(), client.clone());
+        Ok(client)
     }
 
     /// `cwd` inside the parent's working directory (a child never reaches outside it).

@@ -95,8 +95,7 @@ pub async fn run_swarm(
     progress: &(dyn Fn(&SwarmCounts) + Sync),
 ) -> Result<SwarmReport, Vec<String>> {
     let plan = plan(request, &**coordinator)?;
-    let env = coordinator.env();
-    let mut settings = swarm_settings(coordinator.swarm_config(), &*env, plan.members.len());
+    let mut settings = swarm_settings(coordinator.swarm_config(), plan.members.len());
     if let Some(cap) = max_concurrency {
         settings.schedule.max_concurrency = cap.max(1);
     }
@@ -107,17 +106,12 @@ pub async fn run_swarm(
     Ok(run(&plan, backend, &settings, cancel, progress).await)
 }
 
-/// Engine settings from `[swarm]`, with `KIGI_SWARM_MAX_CONCURRENCY` (read through `env`)
-/// beating the file, for a swarm of `members`.
-pub fn swarm_settings(
-    config: &SwarmConfig,
-    env: &dyn Fn(&str) -> Option<String>,
-    members: usize,
-) -> EngineSettings {
+/// Engine settings from `[swarm]` (with `KIGI_SWARM_MAX_CONCURRENCY` already applied when
+/// the configuration was loaded), for a swarm of `members`.
+pub fn swarm_settings(config: &SwarmConfig, members: usize) -> EngineSettings {
     let defaults = EngineSettings::default();
-    let max_concurrency = env("KIGI_SWARM_MAX_CONCURRENCY")
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .or(config.max_concurrency)
+    let max_concurrency = config
+        .max_concurrency
         .unwrap_or(defaults.schedule.max_concurrency)
         .clamp(1, super::plan::MAX_ITEMS);
     EngineSettings {

@@ -1,0 +1,79 @@
+//! Which agent and which model a session opens with: `--agent-file`, `--agent`, the resumed
+//! session's agent, or the default `kigi`; `--model`, else the agent's `model:` when it names
+//! a configured alias, else `KIGI_MODEL` and `default_model`.
+
+use std::path::{Path, PathBuf};
+
+use kigi_agent::{Agent, AgentBuilder, AgentDefinition, DEFAULT_AGENT, Discovery, ModelChoice};
+use kigi_model::{ModelClient, ModelConfigError, ModelFlags, ModelsConfig};
+
+use super::host_error::HostError;
+
+/// The agent a session runs.
+#[derive(Debug, Clone, Default)]
+pub enum AgentChoice {
+    /// The resumed session's agent, else `kigi`.
+    #[default]
+    Default,
+    /// A discovered agent by name (`--agent`).
+    Named(String),
+    /// A definition file (`--agent-file`).
+    File(PathBuf),
+    /// An agent built by the caller (tests, embedders).
+    Built(Box<Agent>),
+}
+
+/// Builds the chosen agent for `cwd`; `resumed` is the agent a resumed session ran.
+pub fn build_agent(
+    discovery: &Discovery,
+    cwd: &Path,
+    choice: AgentChoice,
+    resumed: Option<&str>,
+) -> Result<Agent, HostError> {
+    let agent_error = |context: String| move |source| HostError::Agent { context, source };
+    let definition = match choice {
+        AgentChoice::Built(agent) => return Ok(*agent),
+        AgentChoice::File(file) => AgentDefinition::from_file(&file)
+            .map_err(agent_error(format!("--agent-file {}", file.display())))?,
+        AgentChoice::Named(name) => named(discovery, cwd, &name)?,
+        AgentChoice::Default => named(discovery, cwd, resumed.unwrap_or(DEFAULT_AGENT))?,
+    };
+    let name = definition.name.clone();
+    AgentBuilder::new(cwd)
+        .with_paths(discovery.paths.clone())
+        .from_definition(definition)
+        .build()
+        .map_err(agent_error(format!("agent `{name}`")))
+}
+
+fn named(discovery: &Discovery, cwd: &Path, name: &str) -> Result<AgentDefinition, HostError> {
+    let found = discovery
+        .by_name_in_cwd(name, cwd)
+        .map_err(|source| HostError::Agent {
+            context: format!("agent `{name}`"),
+            source,
+        })?;
+    match found {
+        Some(found) => Ok(found.definition),
+        None => Err(HostError::UnknownAgent {
+            name: name.to_owned(),
+            available: discovery.discover(cwd).names().join(", "),
+        }),
+    }
+}
+
+/// The model client for `agent` under `flags`.
+pub fn client_for(
+    models: &ModelsConfig,
+    agent: &Agent,
+    flags: &ModelFlags,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ModelClient, ModelConfigError> {
+    let mut flags = flags.clone();
+    if flags.model.is_none()
+        && let ModelChoice::Named(alias) = agent.definition.model.effective(&models.aliases())
+    {
+        flags.model = Some(alias);
+    }
+    models.client(&flags, env)
+}

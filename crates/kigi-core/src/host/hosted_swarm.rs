@@ -1,0 +1,81 @@
+//! A swarm opened by the host without a main agent (`kigi swarm`): its transcript, its
+//! coordinator, and the event stream its members report on.
+
+use std::sync::Arc;
+
+use kigi_protocol::{SessionEvent, TurnEndReason};
+use tokio_util::sync::CancellationToken;
+
+use super::event_stream::{EventSink, EventStream};
+use crate::session_store::{SessionWriter, StoreError};
+use crate::subagent::Coordinator;
+use crate::swarm::SwarmReport;
+
+/// An open swarm session.
+#[derive(Debug)]
+pub struct HostedSwarm {
+    id: String,
+    writer: SessionWriter,
+    coordinator: Arc<Coordinator>,
+    events: Option<EventStream>,
+    sink: EventSink,
+    cancel: CancellationToken,
+}
+
+impl HostedSwarm {
+    pub(super) fn new(
+        id: String,
+        writer: SessionWriter,
+        coordinator: Arc<Coordinator>,
+        events: EventStream,
+        sink: EventSink,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            id,
+            writer,
+            coordinator,
+            events: Some(events),
+            sink,
+            cancel,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn coordinator(&self) -> &Arc<Coordinator> {
+        &self.coordinator
+    }
+
+    /// Cancelling it cancels every member.
+    pub fn cancel(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// The members' events (taken once: whoever reads them must keep reading, or they queue).
+    pub fn take_events(&mut self) -> Option<EventStream> {
+        self.events.take()
+    }
+
+    /// Records the aggregate and the end of the swarm, then ends the event stream.
+    pub fn finish(mut self, report: &SwarmReport) -> Result<(), StoreError> {
+        self.writer.append(&SessionEvent::AssistantMessage {
+            text: report.render(),
+            thinking: String::new(),
+            thinking_signature: None,
+            tool_calls: Vec::new(),
+        })?;
+        self.writer.append(&SessionEvent::TurnEnd {
+            reason: if self.cancel.is_cancelled() {
+                TurnEndReason::Cancelled
+            } else {
+                TurnEndReason::Completed
+            },
+            steps: 0,
+        })?;
+        self.sink.close();
+        Ok(())
+    }
+}

@@ -1,0 +1,287 @@
+//! The session host: the one way to open a session. Every front end (print mode, `kigi
+//! swarm`, the demo, the terminal, editors, tests, benchmarks) asks it for a session, drives
+//! that session with [`HostCommand`](kigi_protocol::HostCommand)s and reads one
+//! [`EventStream`].
+//!
+//! The rule: nothing outside this module builds a coordinator or starts a session; what a
+//! front end can vary is what [`OpenRequest`] carries.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use kigi_agent::{ConfigWarning, Discovery, KigiPaths, LoadedConfig, PermissionMode};
+use kigi_model::{ModelClient, ModelFlags, ModelsConfig};
+use kigi_protocol::SessionEvent;
+use kigi_tools::ToolRegistry;
+use tokio_util::sync::CancellationToken;
+
+use super::agent_choice::{AgentChoice, build_agent, client_for};
+use super::approvals::ApprovalBroker;
+use super::event_stream::{AgentEmitter, event_channel};
+use super::host_error::HostError;
+use super::hosted_session::HostedSession;
+use super::hosted_swarm::HostedSwarm;
+use crate::session::{Session, SessionSetup};
+use crate::session_id::new_session_id;
+use crate::session_store::SessionStore;
+use crate::subagent::{Coordinator, CoordinatorSetup, EnvLookup};
+
+/// New, resumed, or the last one used here.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum SessionStart {
+    #[default]
+    New,
+    /// `--resume ID`.
+    Resume(String),
+    /// `--continue`: the latest session started in this folder.
+    Continue,
+}
+
+/// Who answers the asks of the main agent and its foreground children.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ApprovalMode {
+    /// Nobody: an ask is refused with a reason that names the flag or mode that would allow
+    /// it (print mode, scripts).
+    #[default]
+    Refuse,
+    /// A person, through `approval_requested` events and `HostCommand::Approval` answers.
+    Ask,
+}
+
+/// What a front end asks for.
+#[derive(Debug, Clone)]
+pub struct OpenRequest {
+    pub cwd: PathBuf,
+    pub start: SessionStart,
+    pub agent: AgentChoice,
+    /// `--model` and `--base-url`.
+    pub model: ModelFlags,
+    /// A client made elsewhere (the demo's scripted model); wins over `model`.
+    pub client: Option<ModelClient>,
+    /// `--permission-mode`; otherwise the agent's own.
+    pub permission_mode: Option<PermissionMode>,
+    pub approvals: ApprovalMode,
+    /// Tools to run with instead of the built-ins (tests with tools of their own).
+    pub registry: Option<ToolRegistry>,
+}
+
+impl OpenRequest {
+    /// A new session of the default agent in `cwd`, with the configured model.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            start: SessionStart::New,
+            agent: AgentChoice::Default,
+            model: ModelFlags::default(),
+            client: None,
+            permission_mode: None,
+            approvals: ApprovalMode::Refuse,
+            registry: None,
+        }
+    }
+}
+
+/// What a swarm without a main agent (`kigi swarm`) opens with.
+#[derive(Debug, Clone)]
+pub struct SwarmOpen {
+    pub cwd: PathBuf,
+    pub model: ModelFlags,
+    pub permission_mode: Option<PermissionMode>,
+    /// The first user record of its transcript.
+    pub summary: String,
+}
+
+/// Opens sessions from one loaded configuration.
+pub struct SessionHost {
+    discovery: Discovery,
+    models: ModelsConfig,
+    env: EnvLookup,
+    store: SessionStore,
+    /// What loading `config.toml` warned about (unknown keys, bad environment values).
+    config_warnings: Vec<ConfigWarning>,
+}
+
+impl std::fmt::Debug for SessionHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionHost")
+            .field("sessions", &self.store.root())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionHost {
+    /// A host over `discovery` and `models` (both from the one loaded `config.toml`); `env`
+    /// is read for API keys when a client is made.
+    pub fn new(discovery: Discovery, models: ModelsConfig, env: EnvLookup) -> Self {
+        let store = SessionStore::new(discovery.paths.sessions_dir());
+        Self {
+            discovery,
+            models,
+            env,
+            store,
+            config_warnings: Vec::new(),
+        }
+    }
+
+    /// A host over a loaded `config.toml` (its environment overrides applied) and the trust
+    /// store under `paths`.
+    pub fn from_config(
+        paths: KigiPaths,
+        loaded: LoadedConfig,
+        env: EnvLookup,
+    ) -> Result<Self, HostError> {
+        let discovery = Discovery::with_config(paths, &loaded.config)?;
+        let mut host = Self::new(discovery, loaded.config.models(), env);
+        host.config_warnings = loaded.warnings;
+        Ok(host)
+    }
+
+    /// Reads `config.toml` once (with `env` for its overrides) and the trust store under
+    /// `paths`.
+    pub fn load(paths: KigiPaths, env: EnvLookup) -> Result<Self, HostError> {
+        let loaded = LoadedConfig::load(&paths.config_file(), &*env)?;
+        Self::from_config(paths, loaded, env)
+    }
+
+    /// What loading `config.toml` warned about; front ends show these at start.
+    pub fn config_warnings(&self) -> &[ConfigWarning] {
+        &self.config_warnings
+    }
+
+    pub fn store(&self) -> &SessionStore {
+        &self.store
+    }
+
+    pub fn discovery(&self) -> &Discovery {
+        &self.discovery
+    }
+
+    pub fn models(&self) -> &ModelsConfig {
+        &self.models
+    }
+
+    /// Opens a session and starts its runner. Needs a tokio runtime.
+    pub fn open(&self, request: OpenRequest) -> Result<HostedSession, HostError> {
+        let OpenRequest {
+            cwd,
+            start,
+            agent,
+            model,
+            client,
+            permission_mode,
+            approvals,
+            registry,
+        } = request;
+        let resume_id = match start {
+            SessionStart::New => None,
+            SessionStart::Resume(id) => Some(id),
+            SessionStart::Continue => Some(
+                self.store
+                    .latest_in(&cwd)?
+                    .ok_or_else(|| HostError::NothingToContinue { cwd: cwd.clone() })?,
+            ),
+        };
+        let resumed_agent = match &resume_id {
+            Some(id) => self.store.load(id)?.agent().map(str::to_owned),
+            None => None,
+        };
+        let agent = build_agent(&self.discovery, &cwd, agent, resumed_agent.as_deref())?;
+        let client = match client {
+            Some(client) => client,
+            None => client_for(&self.models, &agent, &model, &*self.env)?,
+        };
+        let session_id = resume_id.clone().unwrap_or_else(new_session_id);
+        let (sink, events) = event_channel();
+        let main = AgentEmitter::main(sink.clone());
+        let cancel = CancellationToken::new();
+        let broker = (approvals == ApprovalMode::Ask).then(|| Arc::new(ApprovalBroker::default()));
+        let mut setup = SessionSetup::for_agent(
+            &agent,
+            client.clone(),
+            registry.unwrap_or_else(ToolRegistry::built_in),
+            &cwd,
+            permission_mode,
+        );
+        setup
+            .runtime
+            .set_approver(broker.as_ref().map(|b| b.approver_for(main.clone())));
+        // Cancelling `cancel` (shutdown) stops the turn and every child through one token.
+        let coordinator = Coordinator::new(CoordinatorSetup {
+            session_id: session_id.clone(),
+            store: self.store.clone(),
+            discovery: self.discovery.clone(),
+            models: self.models.clone(),
+            base_url_override: model.base_url.clone(),
+            env: Arc::clone(&self.env),
+            parent_client: client,
+            parent_tools: agent.tools.clone(),
+            parent_mode: setup.runtime.mode(),
+            cwd: cwd.clone(),
+            cancel: cancel.clone(),
+            events: main.clone(),
+            approvals: broker.clone(),
+        });
+        let mut setup = setup.with_coordinator(&coordinator);
+        let steer = Arc::new(crate::session::MessageQueue::default());
+        setup.steer = Some(Arc::clone(&steer));
+        let (session, warnings) = match &resume_id {
+            Some(id) => Session::resume(&self.store, id, setup, main)?,
+            None => (
+                Session::start_as(&self.store, &session_id, setup, main)?,
+                Vec::new(),
+            ),
+        };
+        Ok(HostedSession::start(
+            session,
+            events,
+            warnings,
+            coordinator,
+            super::hosted_session::Controls {
+                cancel,
+                steer,
+                approvals: broker,
+                sink,
+            },
+        ))
+    }
+
+    /// Opens a session for a swarm with no main agent: its transcript, and a coordinator
+    /// whose members run as the default agent's children. Needs a tokio runtime.
+    pub fn open_swarm(&self, request: SwarmOpen) -> Result<HostedSwarm, HostError> {
+        let client = self.models.client(&request.model, &*self.env)?;
+        let parent = build_agent(&self.discovery, &request.cwd, AgentChoice::Default, None)?;
+        let session_id = new_session_id();
+        let mut writer = self.store.create(&session_id)?;
+        writer.append(&writer.start_event("swarm", &client.endpoint().model, &request.cwd))?;
+        writer.append(&SessionEvent::UserMessage {
+            text: request.summary,
+        })?;
+        let (sink, events) = event_channel();
+        let cancel = CancellationToken::new();
+        let coordinator = Coordinator::new(CoordinatorSetup {
+            session_id: session_id.clone(),
+            store: self.store.clone(),
+            discovery: self.discovery.clone(),
+            models: self.models.clone(),
+            base_url_override: request.model.base_url.clone(),
+            env: Arc::clone(&self.env),
+            parent_client: client,
+            parent_tools: parent.tools.clone(),
+            parent_mode: request
+                .permission_mode
+                .unwrap_or(parent.definition.permission_mode),
+            cwd: request.cwd,
+            cancel: cancel.clone(),
+            events: AgentEmitter::main(sink.clone()),
+            approvals: None,
+        });
+        Ok(HostedSwarm::new(
+            session_id,
+            writer,
+            coordinator,
+            events,
+            sink,
+            cancel,
+        ))
+    }
+}

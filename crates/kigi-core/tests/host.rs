@@ -1,0 +1,477 @@
+//! The session host as a front end uses it: commands in (turns, interrupt, steer, approval
+//! answers), one event stream out, against the scripted model server over loopback, with
+//! real tools on real files and the session file read back from disk.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kigi_agent::{Discovery, KigiPaths, PermissionMode, ResolvedTool};
+use kigi_core::host::{AgentChoice, ApprovalMode, HostedSession, OpenRequest, SessionHost};
+use kigi_core::{SessionStore, TurnError};
+use kigi_model::{ModelClient, ModelEndpoint, ModelsConfig, Provider, RetryPolicy};
+use kigi_protocol::{
+    ApprovalAnswer, HostCommand, HostEvent, HostEventBody, HostNotice, SessionEvent, ToolKind,
+    ToolStatus, TurnEndReason,
+};
+use kigi_testkit::{Fault, Script, ScriptSet, ScriptedServer, ScriptedToolCall, Step};
+use kigi_tools::{Tool, ToolContext, ToolFuture, ToolOutput, ToolRegistry, ToolSpec};
+use serde_json::json;
+use tokio::sync::Notify;
+
+/// Every wait in these tests: a ceiling against a hang, never an ordering device.
+const CEILING: Duration = Duration::from_secs(30);
+
+struct Fixture {
+    tmp: tempfile::TempDir,
+    cwd: std::path::PathBuf,
+    server: ScriptedServer,
+    host: SessionHost,
+}
+
+impl Fixture {
+    async fn new(scripts: ScriptSet) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let cwd = tmp.path().join("repo");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let server = ScriptedServer::start(scripts).await.unwrap();
+        let paths = KigiPaths::new(tmp.path().join("home"), None);
+        let host = SessionHost::new(
+            Discovery::load(paths).unwrap(),
+            ModelsConfig::default(),
+            Arc::new(|_: &str| None),
+        );
+        Self {
+            tmp,
+            cwd,
+            server,
+            host,
+        }
+    }
+
+    fn client(&self) -> ModelClient {
+        let policy = RetryPolicy {
+            initial_backoff: Duration::from_millis(1),
+            ..RetryPolicy::default()
+        };
+        ModelClient::with_policy(
+            ModelEndpoint::new(Provider::OpenaiChat, self.server.url(), "scripted"),
+            policy,
+        )
+        .unwrap()
+    }
+
+    fn open(&self, request: OpenRequest) -> HostedSession {
+        self.host
+            .open(OpenRequest {
+                client: Some(self.client()),
+                ..request
+            })
+            .unwrap()
+    }
+
+    fn stored(&self, id: &str) -> Vec<SessionEvent> {
+        SessionStore::new(self.tmp.path().join("home/sessions"))
+            .load(id)
+            .unwrap()
+            .events
+            .into_iter()
+            .map(|e| e.event)
+            .collect()
+    }
+}
+
+/// The next event the predicate picks, reading (and keeping) everything before it.
+async fn next_matching(
+    session: &mut HostedSession,
+    seen: &mut Vec<HostEvent>,
+    pick: impl Fn(&HostEvent) -> bool,
+) -> HostEvent {
+    let found = tokio::time::timeout(CEILING, async {
+        loop {
+            let event = session.events().next().await.expect("the stream ended");
+            seen.push(event.clone());
+            if pick(&event) {
+                return event;
+            }
+        }
+    })
+    .await;
+    found.unwrap_or_else(|_| panic!("the event never came; seen: {seen:#?}"))
+}
+
+fn user_texts(body: &serde_json::Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_interrupt_mid_stream_ends_the_turn_and_keeps_the_transcript_whole() {
+    let fx = Fixture::new(ScriptSet::single(vec![
+        Step::text("half of this arrives, then nothing").after_faults(vec![Fault::Hang]),
+    ]))
+    .await;
+    let mut session = fx.open(OpenRequest::new(&fx.cwd));
+    let control = session.control();
+    let turn = tokio::spawn({
+        let control = control.clone();
+        async move { control.run_turn("talk").await }
+    });
+    let mut seen = Vec::new();
+    next_matching(&mut session, &mut seen, |e| {
+        matches!(e.session_event(), Some(SessionEvent::TextDelta { .. }))
+    })
+    .await;
+    let sent = Instant::now();
+    control.submit(HostCommand::Interrupt).unwrap();
+    let outcome = tokio::time::timeout(CEILING, turn).await.unwrap().unwrap();
+    let latency = sent.elapsed();
+    println!(
+        "interrupt to turn end: {:.2} ms",
+        latency.as_secs_f64() * 1e3
+    );
+    assert!(matches!(outcome, Err(TurnError::Cancelled)), "{outcome:?}");
+    let stored = fx.stored(session.id());
+    assert!(matches!(stored[0], SessionEvent::SessionStart { .. }));
+    assert_eq!(
+        stored.last(),
+        Some(&SessionEvent::TurnEnd {
+            reason: TurnEndReason::Cancelled,
+            steps: 1
+        })
+    );
+    assert!(
+        fx.server
+            .wait_for(CEILING, |log| log[0].client_gone_at.is_some())
+            .await,
+        "the model request was never dropped"
+    );
+    // The session takes the next turn as if nothing happened (the step's fault was spent).
+    let again = session.run_turn("again").await.unwrap();
+    assert_eq!(again.text, "half of this arrives, then nothing");
+}
+
+/// A tool that waits until the test opens its gate, so a command can be sent while a turn
+/// is certainly running.
+#[derive(Debug)]
+struct Gate {
+    entered: Arc<Notify>,
+    open: Arc<Notify>,
+}
+
+static GATE: ToolSpec = ToolSpec {
+    name: "gate",
+    kind: ToolKind::Read,
+    description: "Wait.",
+    read_only: true,
+    label: "Gate",
+    input_keys: &[],
+};
+
+impl Tool for Gate {
+    fn spec(&self) -> &'static ToolSpec {
+        &GATE
+    }
+    fn parameters(&self) -> serde_json::Value {
+        json!({"type": "object"})
+    }
+    fn execute<'a>(&'a self, _: serde_json::Value, _: &'a ToolContext) -> ToolFuture<'a> {
+        Box::pin(async move {
+            self.entered.notify_one();
+            self.open.notified().await;
+            Ok(ToolOutput::ok("through"))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_steer_sent_mid_turn_is_in_the_models_next_request() {
+    let fx = Fixture::new(ScriptSet::single(vec![
+        Step::calls(vec![("gate", json!({}))]),
+        Step::text("used the blue one"),
+    ]))
+    .await;
+    let gate = Gate {
+        entered: Arc::new(Notify::new()),
+        open: Arc::new(Notify::new()),
+    };
+    let (entered, open) = (Arc::clone(&gate.entered), Arc::clone(&gate.open));
+    let mut registry = ToolRegistry::built_in();
+    registry.register(Arc::new(gate));
+    let mut agent = kigi_core::host::AgentChoice::Default;
+    if let AgentChoice::Default = agent {
+        let discovery = fx.host.discovery();
+        let found = discovery.by_name_in_cwd("kigi", &fx.cwd).unwrap().unwrap();
+        let mut built = kigi_agent::AgentBuilder::new(&fx.cwd)
+            .with_paths(discovery.paths.clone())
+            .from_definition(found.definition)
+            .build()
+            .unwrap();
+        built.tools.push(ResolvedTool {
+            name: "gate".into(),
+            model_name: "gate".into(),
+            kind: ToolKind::Read,
+            description: "Wait.".into(),
+            read_only: true,
+            param_names: Default::default(),
+        });
+        agent = AgentChoice::Built(Box::new(built));
+    }
+    let session = fx.open(OpenRequest {
+        agent,
+        registry: Some(registry),
+        ..OpenRequest::new(&fx.cwd)
+    });
+    let control = session.control();
+    let turn = tokio::spawn({
+        let control = control.clone();
+        async move { control.run_turn("pick a colour").await }
+    });
+    tokio::time::timeout(CEILING, entered.notified())
+        .await
+        .unwrap();
+    control
+        .submit(HostCommand::Steer {
+            text: "use the blue one".into(),
+        })
+        .unwrap();
+    open.notify_one();
+    let summary = tokio::time::timeout(CEILING, turn)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.text, "used the blue one");
+    let requests = fx.server.requests();
+    assert_eq!(user_texts(&requests[0].body), ["pick a colour"]);
+    assert_eq!(
+        user_texts(&requests[1].body),
+        ["pick a colour", "use the blue one"]
+    );
+    let stored = fx.stored(session.id());
+    assert!(stored.contains(&SessionEvent::UserMessage {
+        text: "use the blue one".into()
+    }));
+}
+
+#[tokio::test]
+async fn asks_wait_for_answers_allow_runs_the_call_and_deny_tells_the_model_why() {
+    let fx = Fixture::new(ScriptSet::single(vec![
+        Step::calls(vec![
+            (
+                "run_terminal_cmd",
+                json!({"command": "echo yes > allowed.txt"}),
+            ),
+            (
+                "run_terminal_cmd",
+                json!({"command": "echo no > denied.txt"}),
+            ),
+        ]),
+        Step::text("done"),
+    ]))
+    .await;
+    let mut session = fx.open(OpenRequest {
+        permission_mode: Some(PermissionMode::Default),
+        approvals: ApprovalMode::Ask,
+        ..OpenRequest::new(&fx.cwd)
+    });
+    let control = session.control();
+    let turn = tokio::spawn({
+        let control = control.clone();
+        async move { control.run_turn("write two files").await }
+    });
+    // Both asks are out before either is answered: one waiting ask holds up no other.
+    let mut seen = Vec::new();
+    let mut asks = Vec::new();
+    for _ in 0..2 {
+        let event = next_matching(&mut session, &mut seen, |e| {
+            matches!(
+                e.body,
+                HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
+            )
+        })
+        .await;
+        assert_eq!(
+            (event.agent_id.as_str(), event.parent_id.as_deref()),
+            ("main", None)
+        );
+        let HostEventBody::Notice(HostNotice::ApprovalRequested {
+            request_id,
+            name,
+            tool,
+            summary,
+            ..
+        }) = event.body
+        else {
+            unreachable!()
+        };
+        assert_eq!(name, "run_terminal_cmd");
+        assert_eq!(tool.unwrap().label, "Bash");
+        asks.push((request_id, summary));
+    }
+    assert_eq!(asks[0].1, "echo yes > allowed.txt");
+    assert_eq!(asks[1].1, "echo no > denied.txt");
+    control
+        .submit(HostCommand::Approval {
+            request_id: asks[1].0.clone(),
+            answer: ApprovalAnswer::Deny {
+                reason: Some("not that file".into()),
+            },
+        })
+        .unwrap();
+    control
+        .submit(HostCommand::Approval {
+            request_id: asks[0].0.clone(),
+            answer: ApprovalAnswer::AllowOnce,
+        })
+        .unwrap();
+    let summary = tokio::time::timeout(CEILING, turn)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.text, "done");
+    assert_eq!(
+        std::fs::read_to_string(fx.cwd.join("allowed.txt")).unwrap(),
+        "yes\n"
+    );
+    assert!(!fx.cwd.join("denied.txt").exists());
+    let second = &fx.server.requests()[1].body;
+    let tool_results: Vec<&str> = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(tool_results.len(), 2);
+    assert!(
+        tool_results[1].contains("the user denied it: not that file"),
+        "{tool_results:?}"
+    );
+    let statuses: Vec<ToolStatus> = fx
+        .stored(session.id())
+        .into_iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolResult { status, .. } => Some(status),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(statuses, [ToolStatus::Completed, ToolStatus::Refused]);
+    // An answer for an ask that is no longer waiting names it.
+    let late = control.submit(HostCommand::Approval {
+        request_id: asks[0].0.clone(),
+        answer: ApprovalAnswer::AllowOnce,
+    });
+    assert!(
+        late.unwrap_err().to_string().contains(&asks[0].0),
+        "the error names the id"
+    );
+}
+
+#[tokio::test]
+async fn a_childs_deltas_and_tool_calls_reach_the_host_stream_tagged_and_in_order() {
+    let fx = Fixture::new(ScriptSet {
+        scripts: vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    Step::calls(vec![ScriptedToolCall::new(
+                        "spawn_subagent",
+                        json!({"prompt": "#child look", "description": "look around"}),
+                    )]),
+                    Step::text("the child looked"),
+                ],
+            ),
+            Script::matching(
+                "#child",
+                vec![
+                    Step {
+                        text: Some("looking".into()),
+                        tool_calls: vec![ScriptedToolCall::new("list_dir", json!({}))],
+                        ..Step::default()
+                    },
+                    Step::text("found it"),
+                ],
+            ),
+        ],
+    })
+    .await;
+    let session = fx.open(OpenRequest::new(&fx.cwd));
+    let summary = session.run_turn("#parent go").await.unwrap();
+    assert_eq!(summary.text, "the child looked");
+    let events = session.shutdown().await.drain();
+    let child: Vec<&HostEvent> = events.iter().filter(|e| e.agent_id == "sub-1").collect();
+    assert!(child.iter().all(|e| e.parent_id.as_deref() == Some("main")));
+    let shape: Vec<String> = child
+        .iter()
+        .map(|e| match &e.body {
+            HostEventBody::Notice(HostNotice::SubagentStarted { description, .. }) => {
+                format!("started {description}")
+            }
+            HostEventBody::Notice(HostNotice::SubagentActivity { label }) => {
+                format!("activity {label}")
+            }
+            HostEventBody::Notice(HostNotice::SubagentFinished { status, .. }) => {
+                format!("finished {status}")
+            }
+            HostEventBody::Session(SessionEvent::TextDelta { text }) => format!("delta {text}"),
+            HostEventBody::Session(SessionEvent::ToolCall { name, .. }) => format!("call {name}"),
+            HostEventBody::Session(SessionEvent::ToolResult { name, status, .. }) => {
+                format!("result {name} {status:?}")
+            }
+            HostEventBody::Session(other) => serde_json::to_value(other).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+            HostEventBody::Notice(other) => format!("{other:?}"),
+        })
+        .collect();
+    // Deltas may arrive in pieces; joined, they are the child's text in order.
+    let mut joined: Vec<String> = Vec::new();
+    for item in shape {
+        match (joined.last_mut(), item.strip_prefix("delta ")) {
+            (Some(last), Some(more)) if last.starts_with("delta ") => last.push_str(more),
+            _ => joined.push(item),
+        }
+    }
+    assert_eq!(
+        joined,
+        [
+            "started look around",
+            "session_start",
+            "user_message",
+            "delta looking",
+            "activity Thinking",
+            "assistant_message",
+            "usage",
+            "call list_dir",
+            "activity Running: list_dir",
+            "result list_dir Completed",
+            "activity Thinking",
+            "delta found it",
+            "assistant_message",
+            "usage",
+            "turn_end",
+            "finished completed",
+        ]
+    );
+    // The parent's own events are untagged by a parent and come around the child's.
+    let main_calls = events
+        .iter()
+        .filter(|e| e.is_main())
+        .filter(|e| matches!(e.session_event(), Some(SessionEvent::ToolCall { .. })))
+        .count();
+    assert_eq!(main_calls, 1);
+}
