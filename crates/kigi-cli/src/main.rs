@@ -4,6 +4,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod commands;
+mod logging;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

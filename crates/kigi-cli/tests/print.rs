@@ -525,6 +525,32 @@ fn a_config_typo_is_a_warning_naming_its_line_and_the_run_goes_on() {
 }
 
 #[test]
+fn logs_go_to_the_log_file_at_the_level_kigi_log_names_never_to_stdout() {
+    let env = Env::new(vec![Step::text("fine")]);
+    let out = env
+        .command(&["-p", "hello"])
+        .env("KIGI_LOG", "info")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "fine\n");
+    let log = std::fs::read_to_string(env.home.join("logs/kigi.log")).unwrap();
+    assert!(
+        log.contains("session started") && log.contains("turn ended"),
+        "{log}"
+    );
+    // At the default level a clean run writes nothing.
+    let quiet = Env::new(vec![Step::text("fine")]);
+    let out = quiet
+        .command(&["-p", "hello"])
+        .env_remove("KIGI_LOG")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!quiet.home.join("logs/kigi.log").exists());
+}
+
+#[test]
 fn stream_json_shows_a_childs_events_tagged_with_its_id() {
     let scripts = ScriptSet::default()
         .with(Script::matching(

@@ -21,6 +21,7 @@ mod tool_runtime;
 mod transcript;
 mod wire_record;
 pub mod worktree;
+mod worktree_error;
 
 pub use approval::{ApprovalFuture, ApprovalRequest, ApprovalVerdict, Approver};
 pub use approval_summary::approval_summary;

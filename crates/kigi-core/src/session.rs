@@ -12,7 +12,9 @@ use kigi_model::{
     ErrorClass, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, ReasoningEffort,
     Usage,
 };
-use kigi_protocol::{Message, SessionEvent, ToolCallMeta, ToolResult, ToolStatus, TurnEndReason};
+use kigi_protocol::{
+    ErrorCode, Message, SessionEvent, ToolCallMeta, ToolResult, ToolStatus, TurnEndReason,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::completion::{CompletionCheck, CompletionTracker};
@@ -182,21 +184,21 @@ pub enum TurnError {
 
 impl TurnError {
     /// The stable code recorded in the session file.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
             Self::Model(error) => match error.class() {
-                ErrorClass::RateLimited => "model.rate_limited",
-                ErrorClass::ContextLength => "model.context_length",
-                ErrorClass::Retryable => "model.unavailable",
-                ErrorClass::Fatal => "model.refused",
-                ErrorClass::Cancelled => "turn.cancelled",
+                ErrorClass::RateLimited => ErrorCode::ModelRateLimited,
+                ErrorClass::ContextLength => ErrorCode::ModelContextLength,
+                ErrorClass::Retryable => ErrorCode::ModelUnavailable,
+                ErrorClass::Fatal => ErrorCode::ModelRefused,
+                ErrorClass::Cancelled => ErrorCode::TurnCancelled,
             },
-            Self::EmptyCompletion => "loop.empty_completion",
-            Self::MaxTurns(_) => "loop.max_turns",
-            Self::CompletionRequirement { .. } => "loop.completion_requirement",
-            Self::Cancelled => "turn.cancelled",
-            Self::TokenBudget { .. } => "budget.tokens",
-            Self::Store(_) => "session.store",
+            Self::EmptyCompletion => ErrorCode::LoopEmptyCompletion,
+            Self::MaxTurns(_) => ErrorCode::LoopMaxTurns,
+            Self::CompletionRequirement { .. } => ErrorCode::LoopCompletionRequirement,
+            Self::Cancelled => ErrorCode::TurnCancelled,
+            Self::TokenBudget { .. } => ErrorCode::BudgetTokens,
+            Self::Store(_) => ErrorCode::SessionStore,
         }
     }
 }
@@ -312,7 +314,7 @@ impl Session {
         };
         if !matches!(error, TurnError::Cancelled | TurnError::Store(_)) {
             let _ = self.emit(SessionEvent::Error {
-                code: error.code().to_owned(),
+                code: error.code(),
                 message: error.to_string(),
             });
         }

@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub use crate::worktree_error::WorktreeError;
+
 /// Branches of child worktrees start with this.
 pub const BRANCH_PREFIX: &str = "kigi/";
 
@@ -41,44 +43,44 @@ pub enum ApplyOutcome {
     Conflicts { files: Vec<String> },
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
         .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
+        .map_err(WorktreeError::CannotRun)?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
-        Err(format!(
-            "git {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        Err(WorktreeError::Git {
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        })
     }
 }
 
 /// The root of the repository around `cwd`, or an error saying worktree isolation needs one.
-pub fn repo_root(cwd: &Path) -> Result<PathBuf, String> {
+pub fn repo_root(cwd: &Path) -> Result<PathBuf, WorktreeError> {
     git(cwd, &["rev-parse", "--show-toplevel"])
         .map(|out| PathBuf::from(out.trim()))
-        .map_err(|_| {
-            format!(
-                "isolation `worktree` needs a git repository, and {} is not in one",
-                cwd.display()
-            )
+        .map_err(|error| match error {
+            WorktreeError::CannotRun(_) => error,
+            _ => WorktreeError::NotARepository {
+                cwd: cwd.to_path_buf(),
+            },
         })
 }
 
 /// Creates `branch` from HEAD with a worktree at `path`.
-pub fn create(cwd: &Path, path: &Path, branch: &str) -> Result<Worktree, String> {
+pub fn create(cwd: &Path, path: &Path, branch: &str) -> Result<Worktree, WorktreeError> {
     let repo = repo_root(cwd)?;
-    git(&repo, &["rev-parse", "--verify", "HEAD"]).map_err(|_| {
-        "isolation `worktree` needs at least one commit in the repository".to_owned()
-    })?;
+    git(&repo, &["rev-parse", "--verify", "HEAD"]).map_err(|_| WorktreeError::NoCommits)?;
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(|source| WorktreeError::Io {
+            path: parent.to_path_buf(),
+            source,
+        })?;
     }
     let target = path.to_string_lossy().into_owned();
     git(
@@ -94,7 +96,7 @@ pub fn create(cwd: &Path, path: &Path, branch: &str) -> Result<Worktree, String>
 
 impl Worktree {
     /// Commits whatever the child changed on its branch; removes a worktree with no changes.
-    pub fn finish(&self, message: &str) -> Result<WorktreeSummary, String> {
+    pub fn finish(&self, message: &str) -> Result<WorktreeSummary, WorktreeError> {
         git(&self.path, &["add", "-A"])?;
         let staged = git(&self.path, &["diff", "--cached", "--name-only"])?;
         let changed_files: Vec<String> = staged.lines().map(str::to_owned).collect();
@@ -129,13 +131,13 @@ impl Worktree {
     }
 
     /// Removes the worktree and its branch.
-    pub fn remove(&self) -> Result<(), String> {
+    pub fn remove(&self) -> Result<(), WorktreeError> {
         discard(&self.repo, &self.branch)
     }
 }
 
 /// The worktree path of `branch`, if it has one.
-fn worktree_of(repo: &Path, branch: &str) -> Result<Option<PathBuf>, String> {
+fn worktree_of(repo: &Path, branch: &str) -> Result<Option<PathBuf>, WorktreeError> {
     let list = git(repo, &["worktree", "list", "--porcelain"])?;
     let mut path = None;
     for line in list.lines() {
@@ -148,17 +150,18 @@ fn worktree_of(repo: &Path, branch: &str) -> Result<Option<PathBuf>, String> {
     Ok(None)
 }
 
-fn check_branch(branch: &str) -> Result<(), String> {
+fn check_branch(branch: &str) -> Result<(), WorktreeError> {
     if !branch.starts_with(BRANCH_PREFIX) || branch.contains("..") {
-        return Err(format!(
-            "`{branch}` is not a kigi worktree branch (they start with {BRANCH_PREFIX})"
-        ));
+        return Err(WorktreeError::NotKigiBranch {
+            branch: branch.to_owned(),
+            prefix: BRANCH_PREFIX,
+        });
     }
     Ok(())
 }
 
 /// Brings `branch`'s changes (since it left the main line) into the main working tree.
-pub fn apply(cwd: &Path, branch: &str) -> Result<ApplyOutcome, String> {
+pub fn apply(cwd: &Path, branch: &str) -> Result<ApplyOutcome, WorktreeError> {
     check_branch(branch)?;
     let repo = repo_root(cwd)?;
     let base = git(&repo, &["merge-base", "HEAD", branch])?;
@@ -175,7 +178,10 @@ pub fn apply(cwd: &Path, branch: &str) -> Result<ApplyOutcome, String> {
     let patch_file = repo
         .join(".git")
         .join(format!("kigi-apply-{}.patch", std::process::id()));
-    std::fs::write(&patch_file, patch).map_err(|e| format!("{}: {e}", patch_file.display()))?;
+    std::fs::write(&patch_file, patch).map_err(|source| WorktreeError::Io {
+        path: patch_file.clone(),
+        source,
+    })?;
     let patch_arg = patch_file.to_string_lossy().into_owned();
     let outcome = if git(&repo, &["apply", "--check", &patch_arg]).is_ok() {
         git(&repo, &["apply", &patch_arg]).map(|_| ApplyOutcome::Applied {
@@ -195,11 +201,11 @@ pub fn apply(cwd: &Path, branch: &str) -> Result<ApplyOutcome, String> {
                         .collect();
                 if conflicted.is_empty() {
                     // git refused before touching anything.
-                    Err(format!(
-                        "cannot apply {branch} ({}); nothing was changed. Files involved: {}",
-                        error,
-                        files.join(", ")
-                    ))
+                    Err(WorktreeError::ApplyRefused {
+                        branch: branch.to_owned(),
+                        reason: Box::new(error),
+                        files: files.clone(),
+                    })
                 } else {
                     Ok(ApplyOutcome::Conflicts { files: conflicted })
                 }
@@ -214,7 +220,7 @@ pub fn apply(cwd: &Path, branch: &str) -> Result<ApplyOutcome, String> {
 }
 
 /// Removes `branch`'s worktree (if any) and the branch.
-pub fn discard(cwd: &Path, branch: &str) -> Result<(), String> {
+pub fn discard(cwd: &Path, branch: &str) -> Result<(), WorktreeError> {
     check_branch(branch)?;
     let repo = repo_root(cwd)?;
     if let Some(path) = worktree_of(&repo, branch)? {
@@ -235,7 +241,7 @@ pub struct WorktreeInfo {
 }
 
 /// Every kigi worktree branch of the repository around `cwd`.
-pub fn list(cwd: &Path) -> Result<Vec<WorktreeInfo>, String> {
+pub fn list(cwd: &Path) -> Result<Vec<WorktreeInfo>, WorktreeError> {
     let repo = repo_root(cwd)?;
     let branches = git(
         &repo,

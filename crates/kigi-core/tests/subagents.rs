@@ -995,6 +995,34 @@ async fn worktree_isolation_outside_git_is_refused() {
 }
 
 #[tokio::test]
+async fn a_worktree_that_cannot_be_made_is_a_failed_call_with_its_code() {
+    let tree = Tree::new(
+        vec![Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![spawn(
+                    json!({"prompt": "#x", "description": "isolated", "isolation": "worktree"}),
+                )]),
+                Step::text("ok"),
+            ],
+        )],
+        "",
+    )
+    .await;
+    git(&tree.cwd, &["init", "-q"]);
+    std::fs::write(tree.cwd.join("a.txt"), "one\n").unwrap();
+    git(&tree.cwd, &["add", "a.txt"]);
+    git(&tree.cwd, &["commit", "-q", "-m", "start"]);
+    // A file where the worktrees folder goes: the request is fine, the environment is not.
+    std::fs::write(tree.tmp.path().join("home").join("worktrees"), "in the way").unwrap();
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let result = &Tree::tool_results(&tree.requests_of("#parent")[1])[0];
+    assert!(result.contains("spawn.worktree: "), "{result}");
+    assert!(result.contains("worktrees"), "{result}");
+}
+
+#[tokio::test]
 async fn kill_timeout_and_the_tree_budget_each_stop_a_child_and_say_why() {
     let spend = |marker: &str| {
         Script::matching(

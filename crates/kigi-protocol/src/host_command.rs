@@ -11,8 +11,9 @@ pub enum HostCommand {
     UserTurn { text: String },
     /// Cancels the turn in flight (its tools and children too). Nothing when idle.
     Interrupt,
-    /// Text the model sees at its next step of the running turn, as a user message; when
-    /// idle, it opens the next turn's conversation.
+    /// Text the model sees at its next step of the running turn, as a user message (a turn
+    /// whose model just answered goes on for it); when idle, the model reads it right after
+    /// the next turn's prompt.
     Steer { text: String },
     /// The answer to an `approval_requested` notice.
     Approval {

@@ -3,6 +3,7 @@
 //! This crate owns wire names: the serde form of every type here is a contract with session
 //! files, editors and scripts. It does no I/O.
 
+mod error_code;
 mod host_command;
 mod host_event;
 mod message;
@@ -11,6 +12,7 @@ mod tool_kind;
 mod tool_meta;
 mod tool_namespace;
 
+pub use error_code::ErrorCode;
 pub use host_command::{ApprovalAnswer, HostCommand};
 pub use host_event::{ApprovalDecision, HostEvent, HostEventBody, HostNotice, MAIN_AGENT_ID};
 pub use message::{ContentPart, Message, Role, ToolCall, ToolResult};

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{CanonicalToolMeta, ToolCall};
+use crate::{CanonicalToolMeta, ErrorCode, ToolCall};
 
 /// One thing that happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,7 +82,7 @@ pub enum SessionEvent {
     },
     /// A failure, with a stable code (`model.rate_limited`, `loop.empty_completion`, …).
     Error {
-        code: String,
+        code: ErrorCode,
         message: String,
     },
 }

@@ -33,7 +33,9 @@ pub fn context_with_config() -> anyhow::Result<(std::path::PathBuf, Discovery, L
 /// The session host, from `config.toml` read once; its warnings (unknown keys with their
 /// lines, bad environment values) go to stderr before anything runs.
 pub fn session_host() -> anyhow::Result<kigi_core::host::SessionHost> {
-    let host = kigi_core::host::SessionHost::load(KigiPaths::from_env(), print::process_env())?;
+    let paths = KigiPaths::from_env();
+    crate::logging::init(paths.kigi_home.join("logs"));
+    let host = kigi_core::host::SessionHost::load(paths, print::process_env())?;
     for warning in host.config_warnings() {
         eprintln!("kigi: warning: {warning}");
     }

@@ -114,7 +114,10 @@ pub fn run(
             &|counts| show_progress(counts, total, terminal),
         )
         .await
-        .map_err(|faults| anyhow::anyhow!("nothing was started:\n- {}", faults.join("\n- ")))?;
+        .map_err(|faults| {
+            let faults: Vec<String> = faults.iter().map(ToString::to_string).collect();
+            anyhow::anyhow!("nothing was started:\n- {}", faults.join("\n- "))
+        })?;
         if terminal {
             eprintln!();
         }

@@ -158,6 +158,7 @@ impl AgentEmitter {
 
     /// Sends one of this agent's session events (and a child's new activity label).
     pub fn session(&self, event: &SessionEvent) {
+        log_session_event(&self.agent_id, event);
         self.sink
             .push(self.tagged(HostEventBody::Session(event.clone())));
         if self.parent_id.is_some()
@@ -169,6 +170,9 @@ impl AgentEmitter {
 
     /// Sends a notice about this agent.
     pub fn notice(&self, notice: HostNotice) {
+        if !matches!(notice, HostNotice::SubagentActivity { .. }) {
+            tracing::info!(agent = %self.agent_id, ?notice, "host notice");
+        }
         self.sink.push(self.tagged(HostEventBody::Notice(notice)));
     }
 
@@ -182,6 +186,34 @@ impl AgentEmitter {
             *last = Some(label.clone());
         }
         self.notice(HostNotice::SubagentActivity { label });
+    }
+}
+
+/// What the log keeps of a session event: turn ends, retries and errors, not the stream.
+fn log_session_event(agent: &str, event: &SessionEvent) {
+    match event {
+        SessionEvent::SessionStart {
+            session_id,
+            model,
+            cwd,
+            ..
+        } => {
+            tracing::info!(agent, session_id, model, cwd, "session started");
+        }
+        SessionEvent::TurnEnd { reason, steps } => {
+            tracing::info!(agent, ?reason, steps, "turn ended");
+        }
+        SessionEvent::Retrying {
+            attempt,
+            delay_ms,
+            reason,
+        } => {
+            tracing::warn!(agent, attempt, delay_ms, reason, "model request retried");
+        }
+        SessionEvent::Error { code, message } => {
+            tracing::warn!(agent, %code, message, "error");
+        }
+        _ => {}
     }
 }
 

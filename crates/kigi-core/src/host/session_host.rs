@@ -131,6 +131,9 @@ impl SessionHost {
         env: EnvLookup,
     ) -> Result<Self, HostError> {
         let discovery = Discovery::with_config(paths, &loaded.config)?;
+        for warning in &loaded.warnings {
+            tracing::warn!(%warning, "config.toml");
+        }
         let mut host = Self::new(discovery, loaded.config.models(), env);
         host.config_warnings = loaded.warnings;
         Ok(host)

@@ -24,6 +24,7 @@ use super::messaging::NotifyParent;
 use super::resolve::existing_children;
 use super::result::{ChildStatus, SubagentResult};
 use super::spawn_args::CheckedSpawn;
+use super::spawn_error::{ChildError, SpawnError};
 use crate::host::{AgentEmitter, ApprovalBroker};
 use crate::session::{Inbox, MessageQueue, Session, TreeMeter};
 use crate::session_store::SessionStore;
@@ -200,7 +201,7 @@ impl Coordinator {
         &self,
         spawn: CheckedSpawn,
         turn_cancel: &CancellationToken,
-    ) -> Result<SpawnOutcome, String> {
+    ) -> Result<SpawnOutcome, SpawnError> {
         let background = spawn.background;
         let child = self.start(spawn)?;
         let id = child.id.clone();
@@ -214,7 +215,7 @@ impl Coordinator {
     }
 
     /// Starts a child and returns at once; nobody waits for it yet.
-    pub(crate) fn start(&self, spawn: CheckedSpawn) -> Result<Arc<Child>, String> {
+    pub(crate) fn start(&self, spawn: CheckedSpawn) -> Result<Arc<Child>, SpawnError> {
         let source = match &spawn.resume_from {
             Some(source) => Some(self.resume_source(source, &spawn.agent_type)?),
             None => None,
@@ -263,11 +264,17 @@ impl Coordinator {
             prepared.setup,
             events.clone(),
         )
-        .map_err(|e| format!("cannot start subagent {id}: {e}"))?;
+        .map_err(|source| SpawnError::Store {
+            id: id.clone(),
+            source,
+        })?;
         if let Some(source) = &source {
             session
                 .inherit(&source.events)
-                .map_err(|e| format!("cannot start subagent {id}: {e}"))?;
+                .map_err(|source| SpawnError::Store {
+                    id: id.clone(),
+                    source,
+                })?;
         }
         let (done, _) = watch::channel(false);
         let child = Arc::new(Child {
@@ -307,7 +314,7 @@ impl Coordinator {
         &self,
         child: &Arc<Child>,
         turn_cancel: &CancellationToken,
-    ) -> Result<SpawnOutcome, String> {
+    ) -> Result<SpawnOutcome, SpawnError> {
         let id = child.id.clone();
         tokio::select! {
             _ = child.wait(self.await_budget) => {
@@ -328,44 +335,45 @@ impl Coordinator {
         let result = lock(&child.result).clone();
         result
             .map(|result| SpawnOutcome::Finished(Box::new(result)))
-            .ok_or_else(|| format!("subagent {id} was cancelled before it finished"))
+            .ok_or(SpawnError::Cancelled { id })
     }
 
     /// What a resumed child takes from its source: checked to be a completed child of this
     /// session, of the same type.
-    fn resume_source(&self, source: &str, agent_type: &str) -> Result<ResumeSource, String> {
-        let child = self.child(source).ok_or_else(|| {
-            format!("resume_from `{source}`: no subagent with that id or name in this session")
-        })?;
+    fn resume_source(&self, source: &str, agent_type: &str) -> Result<ResumeSource, SpawnError> {
+        let source_id = source.to_owned();
+        let child = self
+            .child(source)
+            .ok_or_else(|| SpawnError::ResumeUnknown {
+                source_id: source_id.clone(),
+            })?;
         if !child.finished() {
-            return Err(format!(
-                "resume_from `{source}`: it is still running; wait for it first"
-            ));
+            return Err(SpawnError::ResumeRunning { source_id });
         }
         let status = lock(&child.result).as_ref().map(|r| r.status);
         if status != Some(ChildStatus::Completed) {
             let what = status.map_or("did not finish", ChildStatus::as_str);
-            return Err(format!(
-                "resume_from `{source}`: it {what}; only a completed subagent can be resumed"
-            ));
+            return Err(SpawnError::ResumeNotCompleted { source_id, what });
         }
         if child.meta.agent_type != agent_type {
-            return Err(format!(
-                "resume_from `{source}`: it is of type `{}`, not `{agent_type}`; resume with the same subagent_type",
-                child.meta.agent_type
-            ));
+            return Err(SpawnError::ResumeWrongType {
+                source_id,
+                actual: child.meta.agent_type.clone(),
+                wanted: agent_type.to_owned(),
+            });
         }
         let session = lock(&child.session);
         let Some(session) = session.as_ref() else {
-            return Err(format!(
-                "resume_from `{source}`: it is busy with a message; try again when it finishes"
-            ));
+            return Err(SpawnError::ResumeBusy { source_id });
         };
         let events = self
             .setup
             .store
             .load_child(&self.setup.session_id, &child.id)
-            .map_err(|e| format!("resume_from `{source}`: {e}"))?
+            .map_err(|error| SpawnError::ResumeLoad {
+                source_id,
+                source: error,
+            })?
             .events
             .into_iter()
             .map(|e| e.event)
@@ -378,7 +386,11 @@ impl Coordinator {
     }
 
     /// Waits for `id` up to `wait` and returns its result, or `None` if it is still running.
-    pub async fn result(&self, id: &str, wait: Duration) -> Result<Option<SubagentResult>, String> {
+    pub async fn result(
+        &self,
+        id: &str,
+        wait: Duration,
+    ) -> Result<Option<SubagentResult>, ChildError> {
         let child = self.child(id).ok_or_else(|| self.unknown(id))?;
         if !child.wait(wait).await {
             return Ok(None);
@@ -389,7 +401,7 @@ impl Coordinator {
     }
 
     /// Cancels `id`.
-    pub fn kill(&self, id: &str) -> Result<(), String> {
+    pub fn kill(&self, id: &str) -> Result<(), ChildError> {
         let child = self.child(id).ok_or_else(|| self.unknown(id))?;
         child.cancel.cancel();
         Ok(())
@@ -397,13 +409,12 @@ impl Coordinator {
 
     /// Gives a direct child more input: at its next step if it is running; a stopped child
     /// continues in the background with its model, tools and context.
-    pub fn send(&self, target: &str, message: &str) -> Result<String, String> {
+    pub fn send(&self, target: &str, message: &str) -> Result<String, ChildError> {
         let child = self.child(target).ok_or_else(|| self.unknown(target))?;
         if child.cancel.is_cancelled() {
-            return Err(format!(
-                "subagent {} was cancelled; spawn a new one",
-                child.id
-            ));
+            return Err(ChildError::Cancelled {
+                id: child.id.clone(),
+            });
         }
         let text = format!("Message from your parent agent:\n{message}");
         let stopped = if child.finished() {
@@ -431,21 +442,23 @@ impl Coordinator {
     pub async fn apply_worktree(
         &self,
         target: &str,
-    ) -> Result<crate::worktree::ApplyOutcome, String> {
+    ) -> Result<crate::worktree::ApplyOutcome, ChildError> {
         let child = self.child(target).ok_or_else(|| self.unknown(target))?;
         let Some(worktree) = child.meta.worktree.clone() else {
-            return Err(format!("subagent {} did not run in a worktree", child.id));
+            return Err(ChildError::NoWorktree {
+                id: child.id.clone(),
+            });
         };
         if !child.finished() {
-            return Err(format!(
-                "subagent {} is still running; apply its worktree when it finishes",
-                child.id
-            ));
+            return Err(ChildError::StillRunning {
+                id: child.id.clone(),
+            });
         }
         let cwd = self.setup.cwd.clone();
         tokio::task::spawn_blocking(move || crate::worktree::apply(&cwd, &worktree.branch))
             .await
-            .map_err(|_| "the apply was interrupted".to_owned())?
+            .map_err(|_| ChildError::ApplyInterrupted)?
+            .map_err(ChildError::from)
     }
 
     /// The caller's direct children, running first, at most 50.
@@ -497,16 +510,11 @@ impl Coordinator {
         lines.join("\n")
     }
 
-    fn unknown(&self, id: &str) -> String {
-        let ids = self.ids();
-        format!(
-            "no subagent `{id}` in this session; its subagents: {}",
-            if ids.is_empty() {
-                "none".to_owned()
-            } else {
-                ids.join(", ")
-            }
-        )
+    fn unknown(&self, id: &str) -> ChildError {
+        ChildError::UnknownChild {
+            id: id.to_owned(),
+            known: self.ids(),
+        }
     }
 }
 

@@ -46,7 +46,7 @@ impl Tool for SendToSubagent {
             }
             Ok(match self.0.send(&args.target, &args.message) {
                 Ok(text) => ToolOutput::ok(text),
-                Err(reason) => ToolOutput::error(reason),
+                Err(reason) => ToolOutput::error(reason.to_string()),
             })
         })
     }
@@ -152,7 +152,7 @@ impl Tool for ApplyWorktree {
                         files.join(", ")
                     ))
                 }
-                Err(reason) => ToolOutput::error(reason),
+                Err(reason) => ToolOutput::error(reason.to_string()),
             })
         })
     }

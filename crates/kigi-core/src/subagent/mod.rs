@@ -12,6 +12,7 @@ mod model_layers;
 mod resolve;
 mod result;
 mod spawn_args;
+mod spawn_error;
 mod tools;
 
 use std::sync::Arc;
@@ -26,6 +27,7 @@ pub use model_layers::{ModelLayers, ModelPick, ModelSource, pick_model};
 pub use result::{ChildStatus, SubagentResult};
 pub use spawn_args::{CheckedSpawn, SpawnArgs};
 pub(crate) use spawn_args::{parse_capability_mode, parse_isolation};
+pub use spawn_error::{ChildError, SpawnError};
 pub use tools::{KillTask, SpawnSubagent, WaitForOutput};
 
 use crate::session::SessionSetup;

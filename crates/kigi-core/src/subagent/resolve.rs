@@ -11,6 +11,7 @@ use super::child_agent::{child_agent, child_permission};
 use super::coordinator::Coordinator;
 use super::model_layers::{ModelLayers, pick_model};
 use super::spawn_args::CheckedSpawn;
+use super::spawn_error::SpawnError;
 use crate::lock::lock;
 use crate::session::{SessionSetup, TokenBudget};
 use crate::session_store::SessionStore;
@@ -31,26 +32,23 @@ pub(super) struct Prepared {
 
 impl Coordinator {
     /// Everything that must hold before a child starts, resolved into its setup.
-    pub(super) fn prepare(&self, spawn: &CheckedSpawn, id: &str) -> Result<Prepared, String> {
+    pub(super) fn prepare(&self, spawn: &CheckedSpawn, id: &str) -> Result<Prepared, SpawnError> {
         if !self
             .setup
             .discovery
             .subagents
             .type_enabled(&spawn.agent_type)
         {
-            return Err(format!(
-                "subagent_type `{}` is disabled by [subagents.toggle]",
-                spawn.agent_type
-            ));
+            return Err(SpawnError::TypeDisabled {
+                agent_type: spawn.agent_type.clone(),
+            });
         }
         if let Some(name) = &spawn.name
             && lock(&self.children)
                 .iter()
                 .any(|c| c.name.as_deref() == Some(name))
         {
-            return Err(format!(
-                "name `{name}` is already used by a subagent of this session"
-            ));
+            return Err(SpawnError::NameTaken { name: name.clone() });
         }
         let (definition, role) = self.type_definition(&spawn.agent_type)?;
         let cwd = self.child_cwd(spawn.cwd.as_deref())?;
@@ -67,10 +65,10 @@ impl Coordinator {
             (Some(mode), _) => Some(mode),
             (None, Some(mode)) => {
                 Some(mode.parse::<kigi_tools::CapabilityMode>().map_err(|_| {
-                    format!(
-                        "role `{}`: default_capability_mode `{mode}` is unknown",
-                        spawn.agent_type
-                    )
+                    SpawnError::RoleCapabilityMode {
+                        role: spawn.agent_type.clone(),
+                        mode: mode.to_owned(),
+                    }
                 })?)
             }
             (None, None) => None,
@@ -82,7 +80,12 @@ impl Coordinator {
         let persona = match &persona_name {
             Some(name) => Some((
                 name.clone(),
-                self.personas.instructions(name)?,
+                self.personas
+                    .instructions(name)
+                    .map_err(|reason| SpawnError::Persona {
+                        persona: name.clone(),
+                        reason,
+                    })?,
                 self.personas
                     .get(name)
                     .map(|e| e.value.clone())
@@ -120,11 +123,10 @@ impl Coordinator {
         });
         let client = match &pick.alias {
             None => self.setup.parent_client.clone(),
-            Some(alias) => self.client_for(alias).map_err(|e| {
-                format!(
-                    "model `{alias}` (from the {}) cannot be used: {e}",
-                    pick.source.as_str()
-                )
+            Some(alias) => self.client_for(alias).map_err(|source| SpawnError::Model {
+                alias: alias.clone(),
+                layer: pick.source.as_str(),
+                source,
             })?,
         };
         let mode = child_permission(self.setup.parent_mode, definition.permission_mode);
@@ -151,7 +153,10 @@ impl Coordinator {
             &cwd,
             &self.setup.discovery.paths,
         )
-        .map_err(|e| format!("cannot build subagent_type `{}`: {e}", spawn.agent_type))?;
+        .map_err(|source| SpawnError::BuildAgent {
+            agent_type: spawn.agent_type.clone(),
+            source,
+        })?;
         let model = client.endpoint().model.clone();
         let mut setup =
             SessionSetup::for_agent(&agent, client, ToolRegistry::built_in(), &cwd, Some(mode));
@@ -169,7 +174,9 @@ impl Coordinator {
         {
             setup.reasoning =
                 Some(kigi_model::ReasoningEffort::parse(effort).ok_or_else(|| {
-                    format!("persona: reasoning_effort `{effort}` is unknown (low, medium or high)")
+                    SpawnError::PersonaEffort {
+                        effort: effort.to_owned(),
+                    }
                 })?);
         }
         let prompt = match &persona {
@@ -215,65 +222,75 @@ impl Coordinator {
     fn type_definition(
         &self,
         agent_type: &str,
-    ) -> Result<(kigi_agent::AgentDefinition, Option<String>), String> {
+    ) -> Result<(kigi_agent::AgentDefinition, Option<String>), SpawnError> {
         let lookup = |name: &str| {
             self.setup
                 .discovery
                 .by_name_in_cwd(name, &self.setup.cwd)
                 .map(|found| found.filter(|f| f.definition.name != kigi_agent::DEFAULT_AGENT))
-                .map_err(|e| e.to_string())
+                .map_err(SpawnError::Definition)
         };
         if let Some(found) = lookup(agent_type)? {
             return Ok((found.definition, None));
         }
         if let Some(role) = self.roles.get(agent_type) {
             let base = lookup(kigi_agent::DEFAULT_SUBAGENT_TYPE)?.ok_or_else(|| {
-                format!(
-                    "role `{agent_type}` runs as `{}`, which is missing",
-                    kigi_agent::DEFAULT_SUBAGENT_TYPE
-                )
+                SpawnError::RoleBaseMissing {
+                    role: agent_type.to_owned(),
+                    base: kigi_agent::DEFAULT_SUBAGENT_TYPE,
+                }
             })?;
             let mut definition = base.definition;
             definition.name = agent_type.to_owned();
             if !role.value.description.is_empty() {
                 definition.description = role.value.description.clone();
             }
-            if let Some(prompt) = self.roles.prompt(agent_type)? {
+            if let Some(prompt) =
+                self.roles
+                    .prompt(agent_type)
+                    .map_err(|reason| SpawnError::RolePrompt {
+                        role: agent_type.to_owned(),
+                        reason,
+                    })?
+            {
                 definition.body = prompt;
             }
             return Ok((definition, Some(agent_type.to_owned())));
         }
-        let names: Vec<String> = self
+        let available: Vec<String> = self
             .available_types()
             .into_iter()
             .map(|(name, _)| name)
             .collect();
-        Err(format!(
-            "unknown subagent_type `{agent_type}`; available: {}",
-            names.join(", ")
-        ))
+        Err(SpawnError::UnknownType {
+            agent_type: agent_type.to_owned(),
+            available,
+        })
     }
 
     /// Whether `agent_type` can be spawned (known, not switched off).
-    pub(crate) fn check_spawnable_type(&self, agent_type: &str) -> Result<(), String> {
+    pub(crate) fn check_spawnable_type(&self, agent_type: &str) -> Result<(), SpawnError> {
         if !self.setup.discovery.subagents.type_enabled(agent_type) {
-            return Err(format!(
-                "subagent_type `{agent_type}` is disabled by [subagents.toggle]"
-            ));
+            return Err(SpawnError::TypeDisabled {
+                agent_type: agent_type.to_owned(),
+            });
         }
         self.type_definition(agent_type).map(|_| ())
     }
 
     /// Whether an explicitly requested model alias resolves.
-    pub(crate) fn check_model_alias(&self, alias: &str) -> Result<(), String> {
+    pub(crate) fn check_model_alias(&self, alias: &str) -> Result<(), SpawnError> {
         self.client_for(alias)
             .map(|_| ())
-            .map_err(|e| format!("model `{alias}` cannot be used: {e}"))
+            .map_err(|source| SpawnError::ModelAlias {
+                alias: alias.to_owned(),
+                source,
+            })
     }
 
     /// The client for `alias`: one per alias for the whole session tree, so children share
     /// its connection pool instead of opening their own.
-    fn client_for(&self, alias: &str) -> Result<ModelClient, String> {
+    fn client_for(&self, alias: &str) -> Result<ModelClient, kigi_model::ModelConfigError> {
         if let Some(client) = lock(&self.clients).get(alias) {
             return Ok(client.clone());
         }
@@ -281,17 +298,13 @@ impl Coordinator {
             model: Some(alias.to_owned()),
             base_url: self.setup.base_url_override.clone(),
         };
-        let client = self
-            .setup
-            .models
-            .client(&flags, &*self.setup.env)
-            .map_err(|e| e.to_string())?;
+        let client = self.setup.models.client(&flags, &*self.setup.env)?;
         lock(&self.clients).insert(alias.to_owned(), client.clone());
         Ok(client)
     }
 
     /// `cwd` inside the parent's working directory (a child never reaches outside it).
-    fn child_cwd(&self, cwd: Option<&str>) -> Result<PathBuf, String> {
+    fn child_cwd(&self, cwd: Option<&str>) -> Result<PathBuf, SpawnError> {
         let Some(cwd) = cwd else {
             return Ok(self.setup.cwd.clone());
         };
@@ -300,19 +313,20 @@ impl Coordinator {
         } else {
             self.setup.cwd.join(cwd)
         };
-        let resolved = wanted
-            .canonicalize()
-            .map_err(|e| format!("cwd `{cwd}`: {e}"))?;
+        let resolved = wanted.canonicalize().map_err(|source| SpawnError::Cwd {
+            cwd: cwd.to_owned(),
+            source,
+        })?;
         let root = self
             .setup
             .cwd
             .canonicalize()
-            .map_err(|e| format!("the working directory: {e}"))?;
+            .map_err(SpawnError::WorkingDirectory)?;
         if !resolved.starts_with(&root) || !resolved.is_dir() {
-            return Err(format!(
-                "cwd `{cwd}` must be a folder inside {}",
-                root.display()
-            ));
+            return Err(SpawnError::CwdOutside {
+                cwd: cwd.to_owned(),
+                root,
+            });
         }
         Ok(resolved)
     }

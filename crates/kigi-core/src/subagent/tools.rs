@@ -73,12 +73,17 @@ impl Tool for SpawnSubagent {
                         )
                     })
                 }
-                Err(reason) => {
-                    return Err(ToolError::InvalidArguments {
-                        tool: "spawn_subagent".into(),
-                        detail: reason,
-                    });
-                }
+                // Git, the model configuration or the store failing is a failed call with
+                // its code; a request that cannot be met here is refused.
+                Err(error) => match error.code() {
+                    Some(code) => ToolOutput::error(format!("{code}: {error}")),
+                    None => {
+                        return Err(ToolError::InvalidArguments {
+                            tool: "spawn_subagent".into(),
+                            detail: error.to_string(),
+                        });
+                    }
+                },
             })
         })
     }
@@ -141,7 +146,7 @@ impl Tool for WaitForOutput {
                             Ok(None) => format!("subagent {id} is still running"),
                             Err(reason) => {
                                 failed = true;
-                                reason
+                                reason.to_string()
                             }
                         },
                         () = context.cancel.cancelled() => return Err(ToolError::Cancelled { tool: "get_command_or_subagent_output".into() }),
@@ -203,7 +208,7 @@ impl Tool for KillTask {
                         ),
                     )
                 }
-                Err(reason) => ToolOutput::error(reason),
+                Err(reason) => ToolOutput::error(reason.to_string()),
             })
         })
     }

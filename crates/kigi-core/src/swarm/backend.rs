@@ -12,7 +12,7 @@ use super::engine::{
     EngineSettings, IdSlot, MemberFuture, MemberRun, SwarmBackend, SwarmCounts, SwarmReport,
     member_budget, run,
 };
-use super::plan::{MemberSpec, PlanContext, SwarmPlan, SwarmRequest, plan};
+use super::plan::{MemberSpec, PlanContext, PlanFault, SwarmPlan, SwarmRequest, plan};
 use super::schedule::Schedule;
 use crate::subagent::{CheckedSpawn, ChildStatus, Coordinator, SpawnOutcome};
 
@@ -42,7 +42,10 @@ impl SwarmBackend for CoordinatorBackend {
         // Started here, not in the future: members get their ids in launch (item) order.
         let child = match coordinator.start(spawn) {
             Ok(child) => child,
-            Err(error) => return Box::pin(async move { MemberRun::Failed { error } }),
+            Err(error) => {
+                let error = error.to_string();
+                return Box::pin(async move { MemberRun::Failed { error } });
+            }
         };
         if let Ok(mut slot) = id.lock() {
             *slot = Some(child.id.clone());
@@ -64,7 +67,9 @@ impl SwarmBackend for CoordinatorBackend {
                     },
                 },
                 Err(_) if cancel.is_cancelled() => MemberRun::Cancelled,
-                Err(error) => MemberRun::Failed { error },
+                Err(error) => MemberRun::Failed {
+                    error: error.to_string(),
+                },
             }
         })
     }
@@ -75,11 +80,11 @@ impl PlanContext for Coordinator {
         0
     }
 
-    fn check_type(&self, agent_type: &str) -> Result<(), String> {
+    fn check_type(&self, agent_type: &str) -> Result<(), crate::subagent::SpawnError> {
         self.check_spawnable_type(agent_type)
     }
 
-    fn check_model(&self, model: &str) -> Result<(), String> {
+    fn check_model(&self, model: &str) -> Result<(), crate::subagent::SpawnError> {
         self.check_model_alias(model)
     }
 }
@@ -93,7 +98,7 @@ pub async fn run_swarm(
     max_concurrency: Option<usize>,
     cancel: &CancellationToken,
     progress: &(dyn Fn(&SwarmCounts) + Sync),
-) -> Result<SwarmReport, Vec<String>> {
+) -> Result<SwarmReport, Vec<PlanFault>> {
     let plan = plan(request, &**coordinator)?;
     let mut settings = swarm_settings(coordinator.swarm_config(), plan.members.len());
     if let Some(cap) = max_concurrency {

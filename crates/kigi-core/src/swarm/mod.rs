@@ -15,7 +15,8 @@ pub use engine::{
     SwarmOutcome, SwarmReport, member_budget, run,
 };
 pub use plan::{
-    ITEM_PLACEHOLDER, MAX_ITEMS, MIN_ITEMS, MemberSpec, PlanContext, SwarmPlan, SwarmRequest, plan,
+    ITEM_PLACEHOLDER, MAX_ITEMS, MIN_ITEMS, MemberSpec, PlanContext, PlanFault, SwarmPlan,
+    SwarmRequest, plan,
 };
 pub use schedule::{AdaptiveCapacity, Schedule};
 pub use tool::AgentSwarm;

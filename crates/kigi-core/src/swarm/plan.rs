@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use kigi_tools::CapabilityMode;
 
-use crate::subagent::{parse_capability_mode, parse_isolation};
+use crate::subagent::{SpawnError, parse_capability_mode, parse_isolation};
 
 /// The placeholder every template must contain.
 pub const ITEM_PLACEHOLDER: &str = "{{item}}";
@@ -30,10 +30,54 @@ pub struct SwarmRequest {
 pub trait PlanContext {
     /// 0 for a main agent; a child (1) cannot start a swarm.
     fn depth(&self) -> u8;
-    /// `Err(reason)` when `agent_type` cannot be spawned.
-    fn check_type(&self, agent_type: &str) -> Result<(), String>;
-    /// `Err(reason)` when an explicitly requested model cannot be used.
-    fn check_model(&self, model: &str) -> Result<(), String>;
+    /// `Err(why)` when `agent_type` cannot be spawned.
+    fn check_type(&self, agent_type: &str) -> Result<(), SpawnError>;
+    /// `Err(why)` when an explicitly requested model cannot be used.
+    fn check_model(&self, model: &str) -> Result<(), SpawnError>;
+}
+
+/// One reason a swarm request was not started.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanFault {
+    /// The caller is itself a subagent.
+    #[error("depth limit: a subagent cannot start a swarm")]
+    DepthLimit,
+    /// `description` is blank.
+    #[error("description is empty")]
+    EmptyDescription,
+    /// `prompt_template` lacks the item placeholder.
+    #[error("prompt_template does not contain {ITEM_PLACEHOLDER}")]
+    NoPlaceholder,
+    /// `items` has fewer than [`MIN_ITEMS`].
+    #[error("items has {count}; a swarm needs at least {MIN_ITEMS} (use spawn_subagent for one)")]
+    TooFewItems {
+        /// How many items were given.
+        count: usize,
+    },
+    /// `items` has more than [`MAX_ITEMS`].
+    #[error("items has {count}; at most {MAX_ITEMS}")]
+    TooManyItems {
+        /// How many items were given.
+        count: usize,
+    },
+    /// Some items expand to a prompt an earlier item already has.
+    #[error("items {} expand to prompts already in the list", items.join(", "))]
+    DuplicatePrompts {
+        /// The later items, as `#position ("item")`.
+        items: Vec<String>,
+    },
+    /// `subagent_type` cannot be spawned.
+    #[error(transparent)]
+    Type(SpawnError),
+    /// `model` cannot be used.
+    #[error(transparent)]
+    Model(SpawnError),
+    /// `capability_mode` or `isolation` is not a known value (the message names the field).
+    #[error("{reason}")]
+    Argument {
+        /// What is wrong, naming the field and value.
+        reason: String,
+    },
 }
 
 /// One member to start.
@@ -57,26 +101,25 @@ pub struct SwarmPlan {
 }
 
 /// Validates and expands, reporting every fault.
-pub fn plan(request: &SwarmRequest, context: &dyn PlanContext) -> Result<SwarmPlan, Vec<String>> {
+pub fn plan(
+    request: &SwarmRequest,
+    context: &dyn PlanContext,
+) -> Result<SwarmPlan, Vec<PlanFault>> {
     let mut faults = Vec::new();
     if context.depth() > 0 {
-        faults.push("depth limit: a subagent cannot start a swarm".to_owned());
+        faults.push(PlanFault::DepthLimit);
     }
     if request.description.trim().is_empty() {
-        faults.push("description is empty".to_owned());
+        faults.push(PlanFault::EmptyDescription);
     }
     if !request.prompt_template.contains(ITEM_PLACEHOLDER) {
-        faults.push(format!(
-            "prompt_template does not contain {ITEM_PLACEHOLDER}"
-        ));
+        faults.push(PlanFault::NoPlaceholder);
     }
     let count = request.items.len();
     if count < MIN_ITEMS {
-        faults.push(format!(
-            "items has {count}; a swarm needs at least {MIN_ITEMS} (use spawn_subagent for one)"
-        ));
+        faults.push(PlanFault::TooFewItems { count });
     } else if count > MAX_ITEMS {
-        faults.push(format!("items has {count}; at most {MAX_ITEMS}"));
+        faults.push(PlanFault::TooManyItems { count });
     }
     let members: Vec<MemberSpec> = request
         .items
@@ -96,24 +139,27 @@ pub fn plan(request: &SwarmRequest, context: &dyn PlanContext) -> Result<SwarmPl
         }
     }
     if !duplicates.is_empty() {
-        faults.push(format!(
-            "items {} expand to prompts already in the list",
-            duplicates.join(", ")
-        ));
+        faults.push(PlanFault::DuplicatePrompts { items: duplicates });
     }
     let subagent_type = request
         .subagent_type
         .clone()
         .unwrap_or_else(|| kigi_agent::DEFAULT_SUBAGENT_TYPE.to_owned());
-    if let Err(reason) = context.check_type(&subagent_type) {
-        faults.push(reason);
+    if let Err(error) = context.check_type(&subagent_type) {
+        faults.push(PlanFault::Type(error));
     }
-    let capability_mode = parse_capability_mode(request.capability_mode.as_deref(), &mut faults);
-    let worktree = parse_isolation(request.isolation.as_deref(), &mut faults);
+    let mut problems = Vec::new();
+    let capability_mode = parse_capability_mode(request.capability_mode.as_deref(), &mut problems);
+    let worktree = parse_isolation(request.isolation.as_deref(), &mut problems);
+    faults.extend(
+        problems
+            .into_iter()
+            .map(|reason| PlanFault::Argument { reason }),
+    );
     if let Some(model) = &request.model
-        && let Err(reason) = context.check_model(model)
+        && let Err(error) = context.check_model(model)
     {
-        faults.push(reason);
+        faults.push(PlanFault::Model(error));
     }
     if !faults.is_empty() {
         return Err(faults);
@@ -140,20 +186,47 @@ mod tests {
         fn depth(&self) -> u8 {
             self.depth
         }
-        fn check_type(&self, agent_type: &str) -> Result<(), String> {
+        fn check_type(&self, agent_type: &str) -> Result<(), SpawnError> {
             if agent_type == "general-purpose" || agent_type == "explore" {
                 Ok(())
             } else {
-                Err(format!("unknown subagent_type `{agent_type}`"))
+                Err(SpawnError::UnknownType {
+                    agent_type: agent_type.to_owned(),
+                    available: vec!["general-purpose".into(), "explore".into()],
+                })
             }
         }
-        fn check_model(&self, model: &str) -> Result<(), String> {
+        fn check_model(&self, model: &str) -> Result<(), SpawnError> {
             if model == "kimi" {
                 Ok(())
             } else {
-                Err(format!("model `{model}` is not configured"))
+                Err(SpawnError::ModelAlias {
+                    alias: model.to_owned(),
+                    source: kigi_model::ModelConfigError::UnknownAlias {
+                        name: model.to_owned(),
+                        known: "kimi".into(),
+                    },
+                })
             }
         }
+    }
+
+    fn texts(faults: &[PlanFault]) -> Vec<String> {
+        faults.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_fault_keeps_its_kind_and_text() {
+        let faults = plan(&request(&["a"]), &Context { depth: 1 }).unwrap_err();
+        assert!(matches!(faults[0], PlanFault::DepthLimit));
+        assert!(matches!(faults[1], PlanFault::TooFewItems { count: 1 }));
+        assert_eq!(
+            texts(&faults),
+            [
+                "depth limit: a subagent cannot start a swarm",
+                "items has 1; a swarm needs at least 2 (use spawn_subagent for one)"
+            ]
+        );
     }
 
     fn request(items: &[&str]) -> SwarmRequest {
@@ -188,7 +261,7 @@ mod tests {
             model: Some("gpt-9".into()),
         };
         let faults = plan(&bad, &Context { depth: 1 }).unwrap_err();
-        let text = faults.join("\n");
+        let text = texts(&faults).join("\n");
         for expected in [
             "depth limit",
             "description is empty",
@@ -197,7 +270,7 @@ mod tests {
             "unknown subagent_type `wizard`",
             "capability_mode `root`",
             "isolation `vm`",
-            "model `gpt-9` is not configured",
+            "model `gpt-9` cannot be used: unknown model alias `gpt-9`",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
         }
@@ -210,11 +283,12 @@ mod tests {
         let refs: Vec<&str> = many.iter().map(String::as_str).collect();
         assert!(
             plan(&request(&refs), &Context { depth: 0 }).unwrap_err()[0]
+                .to_string()
                 .contains("items has 129; at most 128")
         );
         let faults = plan(&request(&["a", "b", "a"]), &Context { depth: 0 }).unwrap_err();
         assert_eq!(
-            faults,
+            texts(&faults),
             ["items #3 (\"a\") expand to prompts already in the list"]
         );
         assert!(plan(&request(&refs[..128]), &Context { depth: 0 }).is_ok());

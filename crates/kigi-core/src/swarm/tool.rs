@@ -65,7 +65,14 @@ impl Tool for AgentSwarm {
                 .await
                 .map_err(|faults| ToolError::InvalidArguments {
                     tool: "agent_swarm".into(),
-                    detail: format!("nothing was started:\n- {}", faults.join("\n- ")),
+                    detail: format!(
+                        "nothing was started:\n- {}",
+                        faults
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join("\n- ")
+                    ),
                 })?;
             let counts = report.counts();
             let failed = counts.completed == 0;
