@@ -8,6 +8,7 @@
 mod approval;
 mod approval_summary;
 mod completion;
+mod git_command;
 pub mod host;
 mod lock;
 mod permission;

@@ -8,7 +8,8 @@
 //! refuses changes nothing.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use crate::git_command::{GIT_TIMEOUT, GitRun, run_git};
 
 pub use crate::worktree_error::WorktreeError;
 
@@ -43,20 +44,23 @@ pub enum ApplyOutcome {
     Conflicts { files: Vec<String> },
 }
 
+/// One git call, within [`GIT_TIMEOUT`]. Blocks: async callers use `spawn_blocking`.
 fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .map_err(WorktreeError::CannotRun)?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(WorktreeError::Git {
-            args: args.iter().map(|a| (*a).to_owned()).collect(),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-        })
+    let arguments = || args.iter().map(|a| (*a).to_owned()).collect();
+    match run_git(dir, args, GIT_TIMEOUT).map_err(WorktreeError::CannotRun)? {
+        GitRun::Exited {
+            success: true,
+            stdout,
+            ..
+        } => Ok(stdout),
+        GitRun::Exited { stderr, .. } => Err(WorktreeError::Git {
+            args: arguments(),
+            stderr: stderr.trim().to_owned(),
+        }),
+        GitRun::TimedOut => Err(WorktreeError::TimedOut {
+            args: arguments(),
+            after: GIT_TIMEOUT,
+        }),
     }
 }
 

@@ -30,6 +30,13 @@ pub enum WorktreeError {
         /// What git wrote to stderr, trimmed.
         stderr: String,
     },
+    /// A git command ran past its ceiling and was killed with everything it started.
+    #[error("git {} took longer than {}s and was stopped", args.join(" "), after.as_secs())]
+    TimedOut {
+        /// The git arguments (after `-C dir`).
+        args: Vec<String>,
+        after: std::time::Duration,
+    },
     /// git could not be started at all.
     #[error("cannot run git: {0}")]
     CannotRun(#[source] std::io::Error),

@@ -203,7 +203,7 @@ impl Coordinator {
         turn_cancel: &CancellationToken,
     ) -> Result<SpawnOutcome, SpawnError> {
         let background = spawn.background;
-        let child = self.start(spawn)?;
+        let child = self.start(spawn).await?;
         let id = child.id.clone();
         if background {
             return Ok(SpawnOutcome::Background {
@@ -214,14 +214,30 @@ impl Coordinator {
         self.await_foreground(&child, turn_cancel).await
     }
 
-    /// Starts a child and returns at once; nobody waits for it yet.
-    pub(crate) fn start(&self, spawn: CheckedSpawn) -> Result<Arc<Child>, SpawnError> {
+    /// Starts a child and returns once it runs; nobody waits for it yet.
+    pub(crate) async fn start(&self, spawn: CheckedSpawn) -> Result<Arc<Child>, SpawnError> {
         let source = match &spawn.resume_from {
             Some(source) => Some(self.resume_source(source, &spawn.agent_type)?),
             None => None,
         };
-        let id = format!("sub-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1);
-        let mut prepared = self.prepare(&spawn, &id)?;
+        let id = self.reserve_id();
+        self.launch(spawn, id, source).await
+    }
+
+    /// The next child id. Taken before anything awaits, so children numbered in the order
+    /// they were asked for (a swarm's items) keep that order.
+    pub(crate) fn reserve_id(&self) -> String {
+        format!("sub-{}", self.next_id.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    /// Starts child `id` (from [`Self::reserve_id`]).
+    pub(crate) async fn launch(
+        &self,
+        spawn: CheckedSpawn,
+        id: String,
+        source: Option<ResumeSource>,
+    ) -> Result<Arc<Child>, SpawnError> {
+        let mut prepared = self.prepare(&spawn, &id).await?;
         let child_inbox = Arc::new(MessageQueue::default());
         prepared.setup.inbox = Some(Arc::clone(&child_inbox) as Arc<dyn crate::session::Inbox>);
         prepared.setup.runtime.register(Arc::new(NotifyParent {
@@ -519,7 +535,7 @@ impl Coordinator {
 }
 
 /// What a resumed child inherits.
-struct ResumeSource {
+pub(crate) struct ResumeSource {
     client: ModelClient,
     tools: kigi_tools::ToolContext,
     events: Vec<SessionEvent>,

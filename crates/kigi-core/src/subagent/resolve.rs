@@ -32,7 +32,11 @@ pub(super) struct Prepared {
 
 impl Coordinator {
     /// Everything that must hold before a child starts, resolved into its setup.
-    pub(super) fn prepare(&self, spawn: &CheckedSpawn, id: &str) -> Result<Prepared, SpawnError> {
+    pub(super) async fn prepare(
+        &self,
+        spawn: &CheckedSpawn,
+        id: &str,
+    ) -> Result<Prepared, SpawnError> {
         if !self
             .setup
             .discovery
@@ -100,7 +104,8 @@ impl Coordinator {
                     .as_ref()
                     .is_some_and(|(_, _, p)| p.default_isolation.as_deref() == Some("worktree")));
         if isolate {
-            worktree::repo_root(&self.setup.cwd)?;
+            let cwd = self.setup.cwd.clone();
+            off_runtime(move || worktree::repo_root(&cwd)).await?;
         }
         let routed = self
             .setup
@@ -141,7 +146,8 @@ impl Coordinator {
                 .join(&self.setup.session_id)
                 .join(id);
             let branch = format!("{}{}/{id}", worktree::BRANCH_PREFIX, self.setup.session_id);
-            Some(worktree::create(&self.setup.cwd, &dir, &branch)?)
+            let cwd = self.setup.cwd.clone();
+            Some(off_runtime(move || worktree::create(&cwd, &dir, &branch)).await?)
         } else {
             None
         };
@@ -329,6 +335,18 @@ impl Coordinator {
             });
         }
         Ok(resolved)
+    }
+}
+
+/// Runs blocking git work on the blocking pool, never on the runtime's own threads.
+async fn off_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, worktree::WorktreeError> + Send + 'static,
+) -> Result<T, SpawnError> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(done) => done.map_err(SpawnError::from),
+        Err(_) => Err(SpawnError::from(worktree::WorktreeError::CannotRun(
+            std::io::Error::other("the git call was interrupted"),
+        ))),
     }
 }
 

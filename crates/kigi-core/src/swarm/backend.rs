@@ -39,18 +39,20 @@ impl SwarmBackend for CoordinatorBackend {
             resume_from: None,
             worktree: self.plan.worktree,
         };
-        // Started here, not in the future: members get their ids in launch (item) order.
-        let child = match coordinator.start(spawn) {
-            Ok(child) => child,
-            Err(error) => {
-                let error = error.to_string();
-                return Box::pin(async move { MemberRun::Failed { error } });
-            }
-        };
-        if let Ok(mut slot) = id.lock() {
-            *slot = Some(child.id.clone());
-        }
+        // The id is taken here, not in the future: members get ids in launch (item) order.
+        let child_id = coordinator.reserve_id();
         Box::pin(async move {
+            let child = match coordinator.launch(spawn, child_id, None).await {
+                Ok(child) => child,
+                Err(error) => {
+                    return MemberRun::Failed {
+                        error: error.to_string(),
+                    };
+                }
+            };
+            if let Ok(mut slot) = id.lock() {
+                *slot = Some(child.id.clone());
+            }
             match coordinator.await_foreground(&child, &cancel).await {
                 Ok(SpawnOutcome::Background { .. }) => MemberRun::Backgrounded,
                 Ok(SpawnOutcome::Finished(result)) => match result.status {
