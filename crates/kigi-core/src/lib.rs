@@ -10,6 +10,7 @@ mod approval_summary;
 mod completion;
 mod git_command;
 pub mod host;
+mod inbox;
 mod lock;
 mod permission;
 mod session;
@@ -18,6 +19,7 @@ mod session_store;
 mod setup;
 pub mod subagent;
 pub mod swarm;
+mod token_budget;
 mod tool_runtime;
 mod transcript;
 mod wire_record;
@@ -27,15 +29,14 @@ mod worktree_error;
 pub use approval::{ApprovalFuture, ApprovalRequest, ApprovalVerdict, Approver};
 pub use approval_summary::approval_summary;
 pub use completion::{CompletionCheck, CompletionTracker};
+pub use inbox::{Inbox, MessageQueue};
 pub use permission::{Approval, decide};
-pub use session::{
-    DEFAULT_MAX_TURNS, Inbox, MessageQueue, Session, SessionSetup, TokenBudget, TreeMeter,
-    TurnError, TurnSummary,
-};
+pub use session::{DEFAULT_MAX_TURNS, Session, SessionSetup, TurnError, TurnSummary};
 pub use session_id::{is_session_id, is_subagent_id, new_session_id};
 pub use session_store::{
     LoadedSession, SessionStore, SessionSummary, SessionWriter, StoreError, WIRE_FILE,
 };
+pub use token_budget::{TokenBudget, TreeMeter};
 pub use tool_runtime::{CallOutcome, ToolRuntime};
 pub use transcript::{UNFINISHED_CALL, messages_from};
 pub use wire_record::{

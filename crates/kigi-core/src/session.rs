@@ -19,96 +19,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::completion::{CompletionCheck, CompletionTracker};
 use crate::host::AgentEmitter;
+use crate::inbox::{Inbox, MessageQueue};
 use crate::session_store::{SessionStore, SessionWriter, StoreError};
+use crate::token_budget::TokenBudget;
 use crate::tool_runtime::ToolRuntime;
 use crate::transcript::{messages_from, push_result};
 
 /// Model requests per user turn when the definition sets no `maxTurns`.
 pub const DEFAULT_MAX_TURNS: u32 = 100;
-
-/// Messages waiting for an agent at its next step (a background child finished, a child
-/// left a note). The coordinator is one.
-pub trait Inbox: Send + Sync + std::fmt::Debug {
-    /// Takes every waiting message.
-    fn drain(&self) -> Vec<String>;
-}
-
-/// A plain inbox: messages pushed by one side, drained by the session at its next step.
-/// Each message may carry a key (the child it is about) so it can be withdrawn.
-#[derive(Debug, Default)]
-pub struct MessageQueue {
-    items: std::sync::Mutex<Vec<(Option<String>, String)>>,
-}
-
-impl MessageQueue {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Option<String>, String)>> {
-        crate::lock::lock(&self.items)
-    }
-
-    pub fn push(&self, key: Option<&str>, message: String) {
-        self.lock().push((key.map(str::to_owned), message));
-    }
-
-    /// Withdraws the messages about `key` (their news arrived another way).
-    pub fn forget(&self, key: &str) {
-        self.lock().retain(|(k, _)| k.as_deref() != Some(key));
-    }
-
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lock().is_empty()
-    }
-}
-
-impl Inbox for MessageQueue {
-    fn drain(&self) -> Vec<String> {
-        std::mem::take(&mut *self.lock())
-            .into_iter()
-            .map(|(_, m)| m)
-            .collect()
-    }
-}
-
-/// Tokens a session may spend: on its own, and together with the other children of its tree.
-#[derive(Debug, Clone, Default)]
-pub struct TokenBudget {
-    pub own: Option<u64>,
-    pub tree: Option<Arc<TreeMeter>>,
-}
-
-/// The tokens every child of one session has spent, against the tree's limit.
-#[derive(Debug)]
-pub struct TreeMeter {
-    spent: std::sync::atomic::AtomicU64,
-    limit: u64,
-}
-
-impl TreeMeter {
-    pub fn new(limit: u64) -> Self {
-        Self {
-            spent: std::sync::atomic::AtomicU64::new(0),
-            limit,
-        }
-    }
-
-    /// Adds `tokens`; returns the total after.
-    pub fn add(&self, tokens: u64) -> u64 {
-        self.spent
-            .fetch_add(tokens, std::sync::atomic::Ordering::Relaxed)
-            + tokens
-    }
-
-    pub fn spent(&self) -> u64 {
-        self.spent.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    pub fn limit(&self) -> u64 {
-        self.limit
-    }
-}
 
 /// What a session runs with.
 #[derive(Debug)]

@@ -17,8 +17,9 @@ use tokio_util::sync::CancellationToken;
 use super::approvals::ApprovalBroker;
 use super::event_stream::{EventSink, EventStream};
 use super::host_error::HostError;
+use crate::inbox::MessageQueue;
 use crate::lock::lock;
-use crate::session::{MessageQueue, Session, TurnError, TurnSummary};
+use crate::session::{Session, TurnError, TurnSummary};
 use crate::subagent::Coordinator;
 
 /// How long `shutdown` waits for the runner to wind down.

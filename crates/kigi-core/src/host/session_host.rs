@@ -225,7 +225,7 @@ impl SessionHost {
             approvals: broker.clone(),
         });
         let mut setup = setup.with_coordinator(&coordinator);
-        let steer = Arc::new(crate::session::MessageQueue::default());
+        let steer = Arc::new(crate::inbox::MessageQueue::default());
         setup.steer = Some(Arc::clone(&steer));
         let (session, warnings) = match &resume_id {
             Some(id) => Session::resume(&self.store, id, setup, main)?,

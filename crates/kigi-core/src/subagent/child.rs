@@ -12,8 +12,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::result::{ChildStatus, SubagentResult};
 use crate::host::AgentEmitter;
+use crate::inbox::MessageQueue;
 use crate::lock::lock;
-use crate::session::{MessageQueue, Session, TurnError};
+use crate::session::{Session, TurnError};
 use crate::worktree::Worktree;
 use kigi_protocol::HostNotice;
 

@@ -15,19 +15,21 @@ use std::time::Duration;
 
 use kigi_agent::{Discovery, PermissionMode, ResolvedTool};
 use kigi_model::{ModelClient, ModelsConfig};
-use kigi_protocol::SessionEvent;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::child::{Child, ChildMeta};
 use super::messaging::NotifyParent;
 use super::resolve::existing_children;
-use super::result::{ChildStatus, SubagentResult};
+use super::result::SubagentResult;
+use super::resume::ResumeSource;
 use super::spawn_args::CheckedSpawn;
 use super::spawn_error::{ChildError, SpawnError};
 use crate::host::{AgentEmitter, ApprovalBroker};
-use crate::session::{Inbox, MessageQueue, Session, TreeMeter};
+use crate::inbox::{Inbox, MessageQueue};
+use crate::session::Session;
 use crate::session_store::SessionStore;
+use crate::token_budget::TreeMeter;
 use kigi_protocol::HostNotice;
 
 /// How long a foreground spawn waits before moving the child to the background.
@@ -36,8 +38,6 @@ pub const DEFAULT_AWAIT_BUDGET: Duration = Duration::from_secs(600);
 pub const DEFAULT_CHILD_TIMEOUT: Duration = Duration::from_secs(2 * 60 * 60);
 /// How long a cancelled child may take to wind down before its waiter stops waiting.
 const WIND_DOWN: Duration = Duration::from_secs(10);
-/// The most children `list_subagents` shows.
-const MAX_LISTED: usize = 50;
 
 /// Reads an environment variable (for API keys, when a child's model client is made).
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -184,7 +184,7 @@ impl Coordinator {
         types
     }
 
-    fn child(&self, id: &str) -> Option<Arc<Child>> {
+    pub(super) fn child(&self, id: &str) -> Option<Arc<Child>> {
         lock(&self.children)
             .iter()
             .find(|c| c.id == id || c.name.as_deref() == Some(id))
@@ -239,7 +239,7 @@ impl Coordinator {
     ) -> Result<Arc<Child>, SpawnError> {
         let mut prepared = self.prepare(&spawn, &id).await?;
         let child_inbox = Arc::new(MessageQueue::default());
-        prepared.setup.inbox = Some(Arc::clone(&child_inbox) as Arc<dyn crate::session::Inbox>);
+        prepared.setup.inbox = Some(Arc::clone(&child_inbox) as Arc<dyn Inbox>);
         prepared.setup.runtime.register(Arc::new(NotifyParent {
             parent: Arc::clone(&self.inbox),
             child: id.clone(),
@@ -354,53 +354,6 @@ impl Coordinator {
             .ok_or(SpawnError::Cancelled { id })
     }
 
-    /// What a resumed child takes from its source: checked to be a completed child of this
-    /// session, of the same type.
-    fn resume_source(&self, source: &str, agent_type: &str) -> Result<ResumeSource, SpawnError> {
-        let source_id = source.to_owned();
-        let child = self
-            .child(source)
-            .ok_or_else(|| SpawnError::ResumeUnknown {
-                source_id: source_id.clone(),
-            })?;
-        if !child.finished() {
-            return Err(SpawnError::ResumeRunning { source_id });
-        }
-        let status = lock(&child.result).as_ref().map(|r| r.status);
-        if status != Some(ChildStatus::Completed) {
-            let what = status.map_or("did not finish", ChildStatus::as_str);
-            return Err(SpawnError::ResumeNotCompleted { source_id, what });
-        }
-        if child.meta.agent_type != agent_type {
-            return Err(SpawnError::ResumeWrongType {
-                source_id,
-                actual: child.meta.agent_type.clone(),
-                wanted: agent_type.to_owned(),
-            });
-        }
-        let session = lock(&child.session);
-        let Some(session) = session.as_ref() else {
-            return Err(SpawnError::ResumeBusy { source_id });
-        };
-        let events = self
-            .setup
-            .store
-            .load_child(&self.setup.session_id, &child.id)
-            .map_err(|error| SpawnError::ResumeLoad {
-                source_id,
-                source: error,
-            })?
-            .events
-            .into_iter()
-            .map(|e| e.event)
-            .collect();
-        Ok(ResumeSource {
-            client: session.client().clone(),
-            tools: session.tool_context().clone(),
-            events,
-        })
-    }
-
     /// Waits for `id` up to `wait` and returns its result, or `None` if it is still running.
     pub async fn result(
         &self,
@@ -477,68 +430,12 @@ impl Coordinator {
             .map_err(ChildError::from)
     }
 
-    /// The caller's direct children, running first, at most 50.
-    pub fn list(&self, include_finished: bool) -> String {
-        let children = lock(&self.children).clone();
-        let mut rows: Vec<(bool, String)> = children
-            .iter()
-            .filter(|c| include_finished || !c.finished())
-            .map(|c| {
-                let state = if c.finished() {
-                    lock(&c.result)
-                        .as_ref()
-                        .map_or("finished", |r| r.status.as_str())
-                        .to_owned()
-                } else {
-                    "running".to_owned()
-                };
-                let name = c
-                    .name
-                    .as_deref()
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default();
-                (
-                    c.finished(),
-                    format!(
-                        "{}{name} [{}] {state}: {}",
-                        c.id, c.meta.agent_type, c.meta.description
-                    ),
-                )
-            })
-            .collect();
-        rows.sort_by_key(|(finished, _)| *finished);
-        let total = rows.len();
-        let mut lines: Vec<String> = rows
-            .into_iter()
-            .take(MAX_LISTED)
-            .map(|(_, line)| line)
-            .collect();
-        if total > MAX_LISTED {
-            lines.push(format!("(… {} more)", total - MAX_LISTED));
-        }
-        if lines.is_empty() {
-            return if include_finished {
-                "no subagents yet".into()
-            } else {
-                "no running subagents".into()
-            };
-        }
-        lines.join("\n")
-    }
-
     fn unknown(&self, id: &str) -> ChildError {
         ChildError::UnknownChild {
             id: id.to_owned(),
             known: self.ids(),
         }
     }
-}
-
-/// What a resumed child inherits.
-pub(crate) struct ResumeSource {
-    client: ModelClient,
-    tools: kigi_tools::ToolContext,
-    events: Vec<SessionEvent>,
 }
 
 impl Inbox for Coordinator {

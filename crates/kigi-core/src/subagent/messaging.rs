@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::coordinator::Coordinator;
-use crate::session::MessageQueue;
+use crate::inbox::MessageQueue;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -7,10 +7,12 @@
 pub(crate) mod child;
 mod child_agent;
 mod coordinator;
+mod listing;
 mod messaging;
 mod model_layers;
 mod resolve;
 mod result;
+mod resume;
 mod spawn_args;
 mod spawn_error;
 mod tools;
@@ -53,7 +55,7 @@ impl SessionSetup {
             .register(Arc::new(ListSubagents(Arc::clone(coordinator))));
         self.runtime
             .register(Arc::new(ApplyWorktree(Arc::clone(coordinator))));
-        self.inbox = Some(Arc::clone(coordinator) as Arc<dyn crate::session::Inbox>);
+        self.inbox = Some(Arc::clone(coordinator) as Arc<dyn crate::inbox::Inbox>);
         self
     }
 }

@@ -13,8 +13,9 @@ use super::model_layers::{ModelLayers, pick_model};
 use super::spawn_args::CheckedSpawn;
 use super::spawn_error::SpawnError;
 use crate::lock::lock;
-use crate::session::{SessionSetup, TokenBudget};
+use crate::session::SessionSetup;
 use crate::session_store::SessionStore;
+use crate::token_budget::TokenBudget;
 use crate::worktree::{self, Worktree};
 
 /// A spawn, resolved.
