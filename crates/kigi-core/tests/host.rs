@@ -209,25 +209,23 @@ async fn a_steer_sent_mid_turn_is_in_the_models_next_request() {
     let (entered, open) = (Arc::clone(&gate.entered), Arc::clone(&gate.open));
     let mut registry = ToolRegistry::built_in();
     registry.register(Arc::new(gate));
-    let mut agent = kigi_core::host::AgentChoice::Default;
-    if let AgentChoice::Default = agent {
-        let discovery = fx.host.discovery();
-        let found = discovery.by_name_in_cwd("kigi", &fx.cwd).unwrap().unwrap();
-        let mut built = kigi_agent::AgentBuilder::new(&fx.cwd)
-            .with_paths(discovery.paths.clone())
-            .from_definition(found.definition)
-            .build()
-            .unwrap();
-        built.tools.push(ResolvedTool {
-            name: "gate".into(),
-            model_name: "gate".into(),
-            kind: ToolKind::Read,
-            description: "Wait.".into(),
-            read_only: true,
-            param_names: Default::default(),
-        });
-        agent = AgentChoice::Built(Box::new(built));
-    }
+    // The default agent with the gate added to its tools.
+    let discovery = fx.host.discovery();
+    let found = discovery.by_name_in_cwd("kigi", &fx.cwd).unwrap().unwrap();
+    let mut built = kigi_agent::AgentBuilder::new(&fx.cwd)
+        .with_paths(discovery.paths.clone())
+        .from_definition(found.definition)
+        .build()
+        .unwrap();
+    built.tools.push(ResolvedTool {
+        name: "gate".into(),
+        model_name: "gate".into(),
+        kind: ToolKind::Read,
+        description: "Wait.".into(),
+        read_only: true,
+        param_names: Default::default(),
+    });
+    let agent = AgentChoice::Built(Box::new(built));
     let session = fx.open(OpenRequest {
         agent,
         registry: Some(registry),
@@ -474,4 +472,178 @@ async fn a_childs_deltas_and_tool_calls_reach_the_host_stream_tagged_and_in_orde
         .filter(|e| matches!(e.session_event(), Some(SessionEvent::ToolCall { .. })))
         .count();
     assert_eq!(main_calls, 1);
+}
+
+#[tokio::test]
+async fn a_foreground_childs_ask_names_the_child_and_a_background_child_never_waits() {
+    let fx = Fixture::new(ScriptSet {
+        scripts: vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    Step::calls(vec![
+                        ScriptedToolCall::new(
+                            "spawn_subagent",
+                            json!({"prompt": "#behind touch", "description": "in the background", "background": true}),
+                        ),
+                        ScriptedToolCall::new(
+                            "spawn_subagent",
+                            json!({"prompt": "#front touch", "description": "in front"}),
+                        ),
+                    ]),
+                    Step::text("both ran"),
+                ],
+            ),
+            Script::matching(
+                "#behind",
+                vec![
+                    Step::calls(vec![(
+                        "run_terminal_cmd",
+                        json!({"command": "echo b > behind.txt"}),
+                    )]),
+                    Step::text("behind done"),
+                ],
+            ),
+            Script::matching(
+                "#front",
+                vec![
+                    Step::calls(vec![(
+                        "run_terminal_cmd",
+                        json!({"command": "echo f > front.txt"}),
+                    )]),
+                    Step::text("front done"),
+                ],
+            ),
+        ],
+    })
+    .await;
+    let mut session = fx.open(OpenRequest {
+        permission_mode: Some(PermissionMode::Default),
+        approvals: ApprovalMode::Ask,
+        ..OpenRequest::new(&fx.cwd)
+    });
+    let control = session.control();
+    let turn = tokio::spawn({
+        let control = control.clone();
+        async move { control.run_turn("#parent go").await }
+    });
+    let mut seen = Vec::new();
+    let ask = next_matching(&mut session, &mut seen, |e| {
+        matches!(
+            e.body,
+            HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
+        )
+    })
+    .await;
+    // The only ask is the foreground child's, and it says which child asks.
+    assert_eq!(ask.parent_id.as_deref(), Some("main"));
+    let HostEventBody::Notice(HostNotice::ApprovalRequested {
+        request_id,
+        summary,
+        ..
+    }) = &ask.body
+    else {
+        unreachable!()
+    };
+    assert_eq!(summary, "echo f > front.txt");
+    let front = ask.agent_id.clone();
+    control
+        .submit(HostCommand::Approval {
+            request_id: request_id.clone(),
+            answer: ApprovalAnswer::AllowOnce,
+        })
+        .unwrap();
+    let summary = tokio::time::timeout(CEILING, turn)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.text, "both ran");
+    assert_eq!(
+        std::fs::read_to_string(fx.cwd.join("front.txt")).unwrap(),
+        "f\n"
+    );
+    let events = session.shutdown().await.drain();
+    seen.extend(events);
+    let asks: Vec<&str> = seen
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.body,
+                HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
+            )
+        })
+        .map(|e| e.agent_id.as_str())
+        .collect();
+    assert_eq!(
+        asks,
+        [front.as_str()],
+        "the background child asked a person"
+    );
+    assert!(!fx.cwd.join("behind.txt").exists());
+    let behind = if front == "sub-1" { "sub-2" } else { "sub-1" };
+    let refused = seen.iter().any(|e| {
+        e.agent_id == behind
+            && matches!(
+                e.session_event(),
+                Some(SessionEvent::ToolResult {
+                    status: ToolStatus::Refused,
+                    ..
+                })
+            )
+    });
+    assert!(
+        refused,
+        "the background child's call was not refused by policy"
+    );
+}
+
+#[tokio::test]
+async fn turns_queue_in_order_and_shutdown_cancels_the_running_one_and_ends_the_stream() {
+    let fx = Fixture::new(ScriptSet::single(vec![
+        Step::text("first"),
+        Step::text("second"),
+        Step::text("never whole").after_faults(vec![Fault::Hang]),
+    ]))
+    .await;
+    let mut session = fx.open(OpenRequest::new(&fx.cwd));
+    let control = session.control();
+    let (one, two) = tokio::join!(control.run_turn("one"), control.run_turn("two"));
+    assert_eq!(one.unwrap().text, "first");
+    assert_eq!(two.unwrap().text, "second");
+    let third = tokio::spawn({
+        let control = control.clone();
+        async move { control.run_turn("three").await }
+    });
+    let mut seen = Vec::new();
+    next_matching(&mut session, &mut seen, |e| {
+        matches!(e.session_event(), Some(SessionEvent::UserMessage { text }) if text == "three")
+    })
+    .await;
+    control.submit(HostCommand::Shutdown).unwrap();
+    let outcome = tokio::time::timeout(CEILING, third).await.unwrap().unwrap();
+    assert!(matches!(outcome, Err(TurnError::Cancelled)), "{outcome:?}");
+    let mut stream = session.shutdown().await;
+    let rest = tokio::time::timeout(CEILING, async {
+        let mut rest = Vec::new();
+        while let Some(event) = stream.next().await {
+            rest.push(event);
+        }
+        rest
+    })
+    .await
+    .expect("the stream did not end");
+    assert!(rest.iter().any(|e| matches!(
+        e.session_event(),
+        Some(SessionEvent::TurnEnd {
+            reason: TurnEndReason::Cancelled,
+            ..
+        })
+    )));
+    assert!(matches!(
+        control.submit(HostCommand::UserTurn {
+            text: "four".into()
+        }),
+        Err(kigi_core::host::HostError::SessionClosed { .. })
+    ));
 }
