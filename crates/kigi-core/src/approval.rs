@@ -14,8 +14,11 @@ pub struct ApprovalRequest {
     pub call_id: String,
     /// The model-facing tool name.
     pub name: String,
-    /// The canonical tool name (what "allow for this session" remembers).
+    /// The canonical tool name.
     pub canonical: String,
+    /// What "allow for this session" remembers: the whole command line for a shell call (so
+    /// allowing `ls` does not allow `rm`), the tool for anything else.
+    pub scope: String,
     pub tool: Option<CanonicalToolMeta>,
     /// The command line, or the file and a unified diff.
     pub summary: String,
@@ -29,6 +32,9 @@ pub enum ApprovalVerdict {
     Denied(Option<String>),
     /// The turn ended before anyone answered.
     Cancelled,
+    /// Nobody may be asked after all (a subagent moved to the background): the call is
+    /// refused as if there were no approver.
+    NobodyToAsk,
 }
 
 /// The future an ask returns.

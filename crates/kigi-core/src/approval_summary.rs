@@ -46,6 +46,15 @@ pub fn approval_summary(canonical: &str, arguments: &Value) -> String {
     }
 }
 
+/// What "allow for this session" remembers for a call: the exact command line for a shell
+/// call, the canonical tool name for anything else.
+pub fn approval_scope(canonical: &str, arguments: &Value) -> String {
+    match (canonical, arguments.get("command").and_then(Value::as_str)) {
+        ("run_terminal_cmd", Some(command)) => format!("run_terminal_cmd: {}", command.trim()),
+        _ => canonical.to_owned(),
+    }
+}
+
 /// A unified diff of one replaced hunk: the old lines removed, the new lines added.
 fn unified_diff(path: &str, old: &str, new: &str) -> String {
     let old_lines: Vec<&str> = old.lines().collect();
@@ -86,6 +95,14 @@ mod tests {
                 &json!({"path": "a.rs", "old_string": "x = 1\ny", "new_string": "x = 2\ny"})
             ),
             "--- a.rs\n+++ a.rs\n@@ -1,2 +1,2 @@\n-x = 1\n-y\n+x = 2\n+y\n"
+        );
+        assert_eq!(
+            approval_scope("run_terminal_cmd", &json!({"command": " ls "})),
+            "run_terminal_cmd: ls"
+        );
+        assert_eq!(
+            approval_scope("write_file", &json!({"path": "a"})),
+            "write_file"
         );
         let write = approval_summary("write_file", &json!({"path": "n.txt", "content": "hi\n"}));
         assert_eq!(

@@ -25,7 +25,8 @@ pub enum GitRun {
         stdout: String,
         stderr: String,
     },
-    /// It ran past `timeout` and was killed.
+    /// It, or something it started that kept its output open, ran past `timeout`; all of
+    /// it was killed.
     TimedOut,
 }
 
@@ -42,67 +43,109 @@ pub fn run_git(dir: &Path, args: &[&str], timeout: Duration) -> std::io::Result<
         .process_group(0)
         .spawn()?;
     // Readers on their own threads, so a full pipe never stalls git while we wait.
-    let read = |pipe: Option<Box<dyn Read + Send>>| {
+    let (sent, output) = std::sync::mpsc::channel();
+    for (stream, pipe) in [
+        (
+            Stream::Out,
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        ),
+        (
+            Stream::Err,
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        ),
+    ] {
+        let sent = sent.clone();
         std::thread::spawn(move || {
             let mut text = Vec::new();
             if let Some(mut pipe) = pipe {
                 let _ = pipe.read_to_end(&mut text);
             }
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let stdout = read(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = read(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
+            let _ = sent.send((stream, String::from_utf8_lossy(&text).into_owned()));
+        });
+    }
     let deadline = Instant::now() + timeout;
     let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(POLL),
+            // Past the ceiling, or the wait itself failed: either way git is stopped.
+            Ok(None) | Err(_) => break None,
         }
-        if Instant::now() >= deadline {
-            break None;
+    };
+    // Something git started may hold its pipes open after it exits (a hook's background
+    // job): the output is read until the same deadline, no longer.
+    let (mut stdout, mut stderr) = (None, None);
+    while status.is_some() && (stdout.is_none() || stderr.is_none()) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match output.recv_timeout(left) {
+            Ok((Stream::Out, text)) => stdout = Some(text),
+            Ok((Stream::Err, text)) => stderr = Some(text),
+            Err(_) => break,
         }
-        std::thread::sleep(POLL);
-    };
-    let Some(status) = status else {
-        // `kill` on the negative pid reaches the group; no unsafe signal call needed.
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &format!("-{}", child.id())])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        let _ = child.kill();
-        let _ = child.wait();
-        return Ok(GitRun::TimedOut);
-    };
-    Ok(GitRun::Exited {
-        success: status.success(),
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    })
+    }
+    match (status, stdout, stderr) {
+        (Some(status), Some(stdout), Some(stderr)) => Ok(GitRun::Exited {
+            success: status.success(),
+            stdout,
+            stderr,
+        }),
+        _ => {
+            kill_group(&mut child);
+            Ok(GitRun::TimedOut)
+        }
+    }
+}
+
+/// Which pipe a reader read.
+#[derive(Debug, Clone, Copy)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// Kills git's whole process group (and so whatever it started), then reaps git.
+fn kill_group(child: &mut std::process::Child) {
+    // `kill` on the negative pid reaches the group; no unsafe signal call needed. git is
+    // reaped after this, so its pid (the group's id) cannot have been reused yet.
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Whether process `pid` still runs (a zombie waiting for its reaper does not).
+    /// Whether process `pid` still runs a few seconds on (a zombie waiting for its reaper
+    /// does not). A killed process may take a moment to die; one that was not killed runs
+    /// for the 30 s it sleeps, past this ceiling.
     fn running(pid: &str) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|stat| {
-                let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-                !state.starts_with('Z')
-            })
-            .unwrap_or(false)
+        let alive = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|stat| {
+                    let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+                    !state.starts_with('Z')
+                })
+                .unwrap_or(false)
+        };
+        let ceiling = Instant::now() + Duration::from_secs(5);
+        while alive() {
+            if Instant::now() >= ceiling {
+                return true;
+            }
+            std::thread::sleep(POLL);
+        }
+        false
     }
 
     #[test]
@@ -122,6 +165,25 @@ mod tests {
         assert!(matches!(outcome.unwrap(), GitRun::TimedOut));
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         assert!(!running(pid.trim()), "the alias's sleep outlived the call");
+    }
+
+    #[test]
+    fn a_job_left_holding_the_output_is_stopped_at_the_ceiling() {
+        let tmp = tempfile::tempdir().unwrap();
+        let pid_file = tmp.path().join("pid");
+        // git exits at once; the background job it started keeps stdout open.
+        let alias = format!(
+            "alias.leave=!sh -c 'echo $$ > \"{}\"; exec sleep 30' & echo started",
+            pid_file.display()
+        );
+        let outcome = run_git(
+            tmp.path(),
+            &["-c", &alias, "leave"],
+            Duration::from_millis(500),
+        );
+        assert!(matches!(outcome.unwrap(), GitRun::TimedOut));
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        assert!(!running(pid.trim()), "the job outlived the call");
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub mod worktree;
 mod worktree_error;
 
 pub use approval::{ApprovalFuture, ApprovalRequest, ApprovalVerdict, Approver};
-pub use approval_summary::approval_summary;
+pub use approval_summary::{approval_scope, approval_summary};
 pub use completion::{CompletionCheck, CompletionTracker};
 pub use inbox::{Inbox, MessageQueue};
 pub use permission::{Approval, decide};

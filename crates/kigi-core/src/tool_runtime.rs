@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalRequest, ApprovalVerdict, Approver};
-use crate::approval_summary::approval_summary;
+use crate::approval_summary::{approval_scope, approval_summary};
 use crate::permission::{Approval, decide};
 
 /// How one call ended.
@@ -60,8 +60,9 @@ struct Ready {
     index: usize,
     tool: Arc<dyn Tool>,
     arguments: Value,
-    /// The answer this call waits for before it runs, when it needed one.
-    approval: Option<tokio::task::JoinHandle<ApprovalVerdict>>,
+    /// The answer this call waits for before it runs, when it needed one, and the refusal
+    /// to give if nobody may be asked after all.
+    approval: Option<(tokio::task::JoinHandle<ApprovalVerdict>, String)>,
 }
 
 /// A checked call, and whether it must be asked about first.
@@ -78,6 +79,7 @@ enum Ran {
     Output(Result<kigi_tools::ToolOutput, ToolError>),
     Denied(Option<String>),
     Unanswered,
+    NotAsked(String),
 }
 
 impl ToolRuntime {
@@ -255,15 +257,19 @@ impl ToolRuntime {
         let approval = match (checked.ask, &self.approver) {
             (None, _) => None,
             (Some(refusal), None) => return Err((ToolStatus::Refused, refusal)),
-            (Some(_), Some(approver)) => {
+            (Some(refusal), Some(approver)) => {
                 let request = ApprovalRequest {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
                     summary: approval_summary(&checked.canonical, &checked.arguments),
+                    scope: approval_scope(&checked.canonical, &checked.arguments),
                     canonical: checked.canonical,
                     tool: self.envelope(call),
                 };
-                Some(tokio::spawn(approver.ask(request, cancel.child_token())))
+                Some((
+                    tokio::spawn(approver.ask(request, cancel.child_token())),
+                    refusal,
+                ))
             }
         };
         Ok(Ready {
@@ -354,10 +360,11 @@ impl ToolRuntime {
             running.push((
                 ready.index,
                 tokio::spawn(async move {
-                    if let Some(approval) = approval {
+                    if let Some((approval, refusal)) = approval {
                         match approval.await {
                             Ok(ApprovalVerdict::Allowed) => {}
                             Ok(ApprovalVerdict::Denied(reason)) => return Ran::Denied(reason),
+                            Ok(ApprovalVerdict::NobodyToAsk) => return Ran::NotAsked(refusal),
                             Ok(ApprovalVerdict::Cancelled) | Err(_) => return Ran::Unanswered,
                         }
                     }
@@ -388,6 +395,7 @@ impl ToolRuntime {
                     (ToolStatus::Cancelled, "cancelled".into())
                 }
                 Ok(Ran::Denied(reason)) => (ToolStatus::Refused, denial(&call.name, reason)),
+                Ok(Ran::NotAsked(refusal)) => (ToolStatus::Refused, refusal),
                 Err(join) if join.is_panic() => (
                     ToolStatus::Failed,
                     format!("`{}` crashed; the call did not complete", call.name),

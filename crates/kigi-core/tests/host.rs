@@ -647,3 +647,32 @@ async fn turns_queue_in_order_and_shutdown_cancels_the_running_one_and_ends_the_
         Err(kigi_core::host::HostError::SessionClosed { .. })
     ));
 }
+
+#[tokio::test]
+async fn dropping_the_session_ends_its_turn_and_closes_every_control() {
+    let fx = Fixture::new(ScriptSet::single(vec![
+        Step::text("never whole").after_faults(vec![Fault::Hang]),
+    ]))
+    .await;
+    let session = fx.open(OpenRequest::new(&fx.cwd));
+    let control = session.control();
+    let turn = tokio::spawn({
+        let control = control.clone();
+        async move { control.run_turn("wait").await }
+    });
+    assert!(fx.server.wait_for(CEILING, |log| !log.is_empty()).await);
+    drop(session);
+    let outcome = tokio::time::timeout(CEILING, turn).await.unwrap().unwrap();
+    assert!(matches!(outcome, Err(TurnError::Cancelled)), "{outcome:?}");
+    assert!(control.is_closed());
+    assert!(matches!(
+        control.submit(HostCommand::Steer { text: "x".into() }),
+        Err(kigi_core::host::HostError::SessionClosed { .. })
+    ));
+    assert!(
+        fx.server
+            .wait_for(CEILING, |log| log[0].client_gone_at.is_some())
+            .await,
+        "the model request outlived the session"
+    );
+}

@@ -1,12 +1,14 @@
 //! The host's one event stream: every agent of a session tree pushes into an [`EventSink`],
 //! one front end reads the [`EventStream`].
 //!
-//! The rule (what a front end may rely on): nothing is dropped and order is kept, per agent
-//! and across agents, with one exception. A live text or thinking delta pushed while the
-//! previous queued event is a delta of the same kind from the same agent is appended to that
-//! one: when the consumer is slow, deltas coalesce instead of piling up. A fast consumer sees
-//! every delta as the model sent it. The queue grows only with undelivered non-delta events,
-//! which the work itself bounds.
+//! The rule (what a front end may rely on): nothing is dropped, and each agent's events
+//! arrive in the order that agent produced them, with one exception. A live text or thinking
+//! delta pushed while that agent's latest unread event is a delta of the same kind is
+//! appended to it: when the reader is behind, deltas coalesce instead of piling up, also
+//! while several agents stream at once. A coalesced delta may then sit before events other
+//! agents pushed after its first part. A reader that keeps up sees every delta as the model
+//! sent it. Unread events other than deltas accumulate, so every front end reads the stream
+//! (or drops the session).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +19,10 @@ use tokio::sync::Notify;
 
 use super::activity::activity_label;
 use crate::lock::lock;
+
+/// How far back a delta looks for its agent's latest unread event (enough for a full swarm's
+/// members streaming at once).
+const COALESCE_LOOKBACK: usize = 256;
 
 #[derive(Debug, Default)]
 struct Shared {
@@ -51,8 +57,13 @@ impl EventSink {
     pub fn push(&self, event: HostEvent) {
         {
             let mut queue = lock(&self.shared.queue);
-            if let Some(last) = queue.back_mut()
-                && last.agent_id == event.agent_id
+            // This agent's latest unread event, looked for among the newest few.
+            let latest = queue
+                .iter_mut()
+                .rev()
+                .take(COALESCE_LOOKBACK)
+                .find(|queued| queued.agent_id == event.agent_id);
+            if let Some(last) = latest
                 && let (HostEventBody::Session(queued), HostEventBody::Session(new)) =
                     (&mut last.body, &event.body)
             {
@@ -236,18 +247,33 @@ mod tests {
         sink.push(delta("main", "b"));
         sink.push(delta("sub-1", "c"));
         sink.push(delta("main", "d"));
+        sink.push(HostEvent {
+            agent_id: "main".into(),
+            parent_id: None,
+            body: HostEventBody::Session(SessionEvent::UserMessage { text: "x".into() }),
+        });
+        sink.push(delta("main", "e"));
         let texts: Vec<(String, String)> = stream
             .drain()
             .into_iter()
             .map(|e| match e.body {
                 HostEventBody::Session(SessionEvent::TextDelta { text }) => (e.agent_id, text),
+                HostEventBody::Session(SessionEvent::UserMessage { text }) => {
+                    (e.agent_id, format!("user {text}"))
+                }
                 other => panic!("{other:?}"),
             })
             .collect();
+        // Two agents streaming at once still coalesce; another event of the agent ends it.
         assert_eq!(
             texts,
-            [("main", "ab"), ("sub-1", "c"), ("main", "d")]
-                .map(|(a, t)| (a.to_owned(), t.to_owned()))
+            [
+                ("main", "abd"),
+                ("sub-1", "c"),
+                ("main", "user x"),
+                ("main", "e")
+            ]
+            .map(|(a, t)| (a.to_owned(), t.to_owned()))
         );
         sink.push(delta("main", "e"));
         assert_eq!(stream.next().await, Some(delta("main", "e")));

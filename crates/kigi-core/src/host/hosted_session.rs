@@ -2,11 +2,13 @@
 //! another, a [`SessionControl`] any number of front-end tasks use to send commands, and the
 //! [`EventStream`] one of them reads.
 //!
-//! The rule: commands never wait for the turn in flight. An interrupt cancels that turn's
+//! The rules: commands never wait for the turn in flight. An interrupt cancels that turn's
 //! token, a steer joins the queue the loop drains at its next step, an approval answer goes
-//! to the ask that waits for it; only a user turn waits its place in line.
+//! to the ask that waits for it; only a user turn waits its place in line. The session ends
+//! on `Shutdown`, when its [`HostedSession`] is dropped, or when the runner fails; however it
+//! ends, every control then answers `SessionClosed` and the event stream ends.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::ApprovalBroker;
-use super::event_stream::{EventSink, EventStream};
+use super::event_stream::{EventSink, EventStream, event_channel};
 use super::host_error::HostError;
 use crate::inbox::MessageQueue;
 use crate::lock::lock;
@@ -41,21 +43,37 @@ pub(super) struct Controls {
     pub sink: EventSink,
 }
 
+/// The turn in flight (or next), under one lock so an interrupt and the end of a turn
+/// cannot cross: an interrupt never reaches a turn that had not started when it was sent.
+struct Turns {
+    /// The token of the turn running now, or of the next one if none runs.
+    cancel: CancellationToken,
+    /// Turns queued or running.
+    busy: usize,
+}
+
 struct Shared {
     id: String,
-    turns: mpsc::UnboundedSender<TurnOrder>,
-    /// The token of the turn running now, or of the next one if none runs.
-    turn_cancel: Mutex<CancellationToken>,
-    /// Turns queued or running.
-    busy: AtomicUsize,
+    turns: Mutex<Turns>,
     closed: AtomicBool,
     controls: Controls,
+}
+
+impl Shared {
+    /// Marks the session closed and cancels everything in it.
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.controls.cancel.cancel();
+    }
 }
 
 /// Sends commands to one session. Cheap to clone; usable from any task.
 #[derive(Clone)]
 pub struct SessionControl {
     shared: Arc<Shared>,
+    /// Turns go to the runner through this; the runner also ends when every control (and so
+    /// every sender) is gone.
+    orders: mpsc::UnboundedSender<TurnOrder>,
 }
 
 impl std::fmt::Debug for SessionControl {
@@ -71,16 +89,22 @@ impl SessionControl {
         &self.shared.id
     }
 
+    /// Whether the session has ended (shut down, dropped, or its runner failed).
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Acquire)
+    }
+
     /// Takes one command; see [`HostCommand`] for what each does.
     pub fn submit(&self, command: HostCommand) -> Result<(), HostError> {
-        if self.shared.closed.load(Ordering::Acquire) && command != HostCommand::Shutdown {
+        if self.is_closed() && command != HostCommand::Shutdown {
             return Err(self.closed());
         }
         match command {
             HostCommand::UserTurn { text } => self.queue(text, None),
             HostCommand::Interrupt => {
-                if self.shared.busy.load(Ordering::Acquire) > 0 {
-                    lock(&self.shared.turn_cancel).cancel();
+                let turns = lock(&self.shared.turns);
+                if turns.busy > 0 {
+                    turns.cancel.cancel();
                 }
                 Ok(())
             }
@@ -93,15 +117,14 @@ impl SessionControl {
                 None => Err(HostError::UnknownApproval { request_id }),
             },
             HostCommand::Shutdown => {
-                self.shared.closed.store(true, Ordering::Release);
-                self.shared.controls.cancel.cancel();
+                self.shared.close();
                 Ok(())
             }
         }
     }
 
     /// Runs a user turn (after any queued before it) and returns how it ended. A session that
-    /// shuts down first ends it as cancelled.
+    /// has ended, or ends first, ends it as cancelled.
     pub async fn run_turn(&self, text: &str) -> Result<TurnSummary, TurnError> {
         let (reply, outcome) = oneshot::channel();
         if self.queue(text.to_owned(), Some(reply)).is_err() {
@@ -110,14 +133,28 @@ impl SessionControl {
         outcome.await.unwrap_or(Err(TurnError::Cancelled))
     }
 
+    /// The ids of the asks waiting for an answer now (a front end that reconnects shows
+    /// them again).
+    pub fn pending_approvals(&self) -> Vec<String> {
+        self.shared
+            .controls
+            .approvals
+            .as_ref()
+            .map(|broker| broker.pending())
+            .unwrap_or_default()
+    }
+
     fn queue(
         &self,
         text: String,
         reply: Option<oneshot::Sender<Result<TurnSummary, TurnError>>>,
     ) -> Result<(), HostError> {
-        self.shared.busy.fetch_add(1, Ordering::AcqRel);
-        if self.shared.turns.send(TurnOrder { text, reply }).is_err() {
-            self.shared.busy.fetch_sub(1, Ordering::AcqRel);
+        if self.is_closed() {
+            return Err(self.closed());
+        }
+        lock(&self.shared.turns).busy += 1;
+        if self.orders.send(TurnOrder { text, reply }).is_err() {
+            lock(&self.shared.turns).busy -= 1;
             return Err(self.closed());
         }
         Ok(())
@@ -130,14 +167,15 @@ impl SessionControl {
     }
 }
 
-/// An open session: its controls, its events, and the runner behind them.
+/// An open session: its controls, its events, and the runner behind them. Dropping it shuts
+/// the session down (its children too).
 #[derive(Debug)]
 pub struct HostedSession {
     control: SessionControl,
     events: EventStream,
     warnings: Vec<String>,
     coordinator: Arc<Coordinator>,
-    runner: tokio::task::JoinHandle<()>,
+    runner: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl HostedSession {
@@ -148,22 +186,23 @@ impl HostedSession {
         coordinator: Arc<Coordinator>,
         controls: Controls,
     ) -> Self {
-        let (turns, orders) = mpsc::unbounded_channel();
+        let (orders, received) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             id: session.id().to_owned(),
-            turns,
-            turn_cancel: Mutex::new(controls.cancel.child_token()),
-            busy: AtomicUsize::new(0),
+            turns: Mutex::new(Turns {
+                cancel: controls.cancel.child_token(),
+                busy: 0,
+            }),
             closed: AtomicBool::new(false),
             controls,
         });
-        let runner = tokio::spawn(run(session, orders, Arc::clone(&shared)));
+        let runner = tokio::spawn(run(session, received, Arc::clone(&shared)));
         Self {
-            control: SessionControl { shared },
+            control: SessionControl { shared, orders },
             events,
             warnings,
             coordinator,
-            runner,
+            runner: Some(runner),
         }
     }
 
@@ -183,9 +222,7 @@ impl HostedSession {
 
     /// Moves the event stream out, for a reader task of its own; `events()` has ended after.
     pub fn take_events(&mut self) -> EventStream {
-        let (sink, ended) = super::event_stream::event_channel();
-        sink.close();
-        std::mem::replace(&mut self.events, ended)
+        std::mem::replace(&mut self.events, ended_stream())
     }
 
     /// Lines of the session file that could not be read when it was resumed.
@@ -209,39 +246,75 @@ impl HostedSession {
     }
 
     /// Shuts the session down and waits (at most ten seconds) for its runner to end. Returns
-    /// the event stream, which ends after the last event.
-    pub async fn shutdown(self) -> EventStream {
-        let _ = self.control.submit(HostCommand::Shutdown);
-        let _ = tokio::time::timeout(SHUTDOWN_CEILING, self.runner).await;
-        self.events
+    /// the event stream, which ends after the last event (at the ceiling at the latest).
+    pub async fn shutdown(mut self) -> EventStream {
+        self.control.shared.close();
+        if let Some(runner) = self.runner.take()
+            && tokio::time::timeout(SHUTDOWN_CEILING, runner)
+                .await
+                .is_err()
+        {
+            // The runner did not wind down in time: end the stream anyway.
+            self.control.shared.controls.sink.close();
+        }
+        self.take_events()
     }
 }
 
-/// The runner: turns one after another until shutdown, or until every control is dropped.
+impl Drop for HostedSession {
+    fn drop(&mut self) {
+        self.control.shared.close();
+    }
+}
+
+/// A stream that has already ended.
+fn ended_stream() -> EventStream {
+    let (sink, ended) = event_channel();
+    sink.close();
+    ended
+}
+
+/// Ends the session however the runner stops, a panic included: later commands get
+/// `SessionClosed`, and the stream ends once it has been read.
+struct EndOnDrop(Arc<Shared>);
+
+impl Drop for EndOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+        self.0.controls.sink.close();
+    }
+}
+
+/// The runner: turns one after another until the session ends.
 async fn run(
     mut session: Session,
     mut orders: mpsc::UnboundedReceiver<TurnOrder>,
     shared: Arc<Shared>,
 ) {
+    let _end = EndOnDrop(Arc::clone(&shared));
     let session_cancel = shared.controls.cancel.clone();
     loop {
         let order = tokio::select! {
-            order = orders.recv() => order,
+            biased;
             () = session_cancel.cancelled() => None,
+            order = orders.recv() => order,
         };
-        let Some(order) = order else { break };
-        let cancel = lock(&shared.turn_cancel).clone();
+        // A turn queued before a shutdown is not started (its reply says cancelled).
+        let Some(order) = order.filter(|_| !session_cancel.is_cancelled()) else {
+            break;
+        };
+        let cancel = lock(&shared.turns).cancel.clone();
         let outcome = session.run_turn(&order.text, &cancel).await;
-        *lock(&shared.turn_cancel) = session_cancel.child_token();
-        shared.busy.fetch_sub(1, Ordering::AcqRel);
+        {
+            let mut turns = lock(&shared.turns);
+            turns.busy = turns.busy.saturating_sub(1);
+            turns.cancel = session_cancel.child_token();
+        }
         if let Some(reply) = order.reply {
             let _ = reply.send(outcome);
         }
     }
-    shared.closed.store(true, Ordering::Release);
-    session_cancel.cancel();
-    // Queued turns end as cancelled (their reply channels close with `orders`).
+    // Queued turns end as cancelled: their reply channels close with `orders`.
     orders.close();
     drop(session);
-    shared.controls.sink.close();
 }

@@ -1,5 +1,6 @@
 //! A swarm opened by the host without a main agent (`kigi swarm`): its transcript, its
-//! coordinator, and the event stream its members report on.
+//! coordinator, and the event stream its members report on. Dropping it cancels the members
+//! still running and ends the stream.
 
 use std::sync::Arc;
 
@@ -59,7 +60,7 @@ impl HostedSwarm {
         self.events.take()
     }
 
-    /// Records the aggregate and the end of the swarm, then ends the event stream.
+    /// Records the aggregate and the end of the swarm. The event stream ends with `self`.
     pub fn finish(mut self, report: &SwarmReport) -> Result<(), StoreError> {
         self.writer.append(&SessionEvent::AssistantMessage {
             text: report.render(),
@@ -75,7 +76,15 @@ impl HostedSwarm {
             },
             steps: 0,
         })?;
-        self.sink.close();
         Ok(())
+    }
+}
+
+impl Drop for HostedSwarm {
+    /// However the swarm ends (finished, an error, a panic), its members stop and its event
+    /// stream ends.
+    fn drop(&mut self) {
+        self.cancel.cancel();
+        self.sink.close();
     }
 }

@@ -43,6 +43,9 @@ pub(crate) struct Child {
     /// True while nobody waits for it in the foreground: its result goes to the parent's
     /// inbox when it ends.
     pub background: AtomicBool,
+    /// Cancelled once the child runs in the background: its asks are refused by policy from
+    /// then on (see `child_approver`).
+    pub foreground: CancellationToken,
     pub cancel: CancellationToken,
     pub done: watch::Sender<bool>,
     pub result: Mutex<Option<SubagentResult>>,
@@ -55,6 +58,12 @@ pub(crate) struct Child {
 }
 
 impl Child {
+    /// Marks the child as running in the background: nobody waits for it now.
+    pub fn to_background(&self) {
+        self.background.store(true, Ordering::Relaxed);
+        self.foreground.cancel();
+    }
+
     pub fn finished(&self) -> bool {
         *self.done.borrow()
     }

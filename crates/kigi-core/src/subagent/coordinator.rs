@@ -19,12 +19,15 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::child::{Child, ChildMeta};
+use super::child_approver::ChildApprover;
 use super::messaging::NotifyParent;
 use super::resolve::existing_children;
+use super::result::ChildStatus;
 use super::result::SubagentResult;
 use super::resume::ResumeSource;
 use super::spawn_args::CheckedSpawn;
 use super::spawn_error::{ChildError, SpawnError};
+use crate::approval::Approver;
 use crate::host::{AgentEmitter, ApprovalBroker};
 use crate::inbox::{Inbox, MessageQueue};
 use crate::session::Session;
@@ -252,15 +255,19 @@ impl Coordinator {
             prepared.model_source = "resumed source";
         }
         let events = self.setup.events.child(&id);
-        // A background child never waits on a person: its asks are refused by policy.
-        if !spawn.background {
-            prepared.setup.runtime.set_approver(
-                self.setup
-                    .approvals
-                    .as_ref()
-                    .map(|broker| broker.approver_for(events.clone())),
-            );
+        let foreground = CancellationToken::new();
+        if spawn.background {
+            foreground.cancel();
         }
+        prepared
+            .setup
+            .runtime
+            .set_approver(self.setup.approvals.as_ref().map(|broker| {
+                Arc::new(ChildApprover {
+                    person: broker.approver_for(events.clone()),
+                    foreground: foreground.clone(),
+                }) as Arc<dyn Approver>
+            }));
         events.notice(HostNotice::SubagentStarted {
             description: spawn.description.clone(),
             agent_type: spawn.agent_type.clone(),
@@ -273,25 +280,36 @@ impl Coordinator {
                 .as_ref()
                 .map(|w| w.path.display().to_string()),
         });
-        let mut session = Session::start_child(
+        let opened = Session::start_child(
             &self.setup.store,
             &self.setup.session_id,
             &id,
             prepared.setup,
             events.clone(),
         )
-        .map_err(|source| SpawnError::Store {
-            id: id.clone(),
-            source,
-        })?;
-        if let Some(source) = &source {
-            session
-                .inherit(&source.events)
-                .map_err(|source| SpawnError::Store {
-                    id: id.clone(),
-                    source,
-                })?;
-        }
+        .and_then(|mut session| match &source {
+            Some(source) => session.inherit(&source.events).map(|()| session),
+            None => Ok(session),
+        });
+        let session = match opened {
+            Ok(session) => session,
+            Err(error) => {
+                // Started was announced: say it ended, and leave no worktree behind.
+                events.notice(HostNotice::SubagentFinished {
+                    status: ChildStatus::Failed.as_str().to_owned(),
+                    error: Some(format!("spawn.store: {error}")),
+                    input_tokens: 0,
+                    output_tokens: 0,
+                    tool_calls: 0,
+                    steps: 0,
+                    elapsed_ms: 0,
+                });
+                if let Some(worktree) = prepared.worktree {
+                    let _ = tokio::task::spawn_blocking(move || worktree.remove()).await;
+                }
+                return Err(SpawnError::Store { id, source: error });
+            }
+        };
         let (done, _) = watch::channel(false);
         let child = Arc::new(Child {
             id: id.clone(),
@@ -308,6 +326,7 @@ impl Coordinator {
                 isolation: prepared.isolation,
             },
             background: AtomicBool::new(spawn.background),
+            foreground,
             cancel: self.setup.cancel.child_token(),
             done,
             result: Mutex::new(None),
@@ -335,7 +354,7 @@ impl Coordinator {
         tokio::select! {
             _ = child.wait(self.await_budget) => {
                 if !child.finished() {
-                    child.background.store(true, Ordering::Relaxed);
+                    child.to_background();
                     // It may have ended in the same instant: then report it, not the move.
                     if !child.finished() {
                         return Ok(SpawnOutcome::Background { id, backgrounded: true });
@@ -398,7 +417,7 @@ impl Coordinator {
                 child.id
             ));
         };
-        child.background.store(true, Ordering::Relaxed);
+        child.to_background();
         child.done.send_replace(false);
         tokio::spawn(Arc::clone(&child).run_turn(session, text, Arc::clone(&self.inbox)));
         Ok(format!(

@@ -6,6 +6,7 @@
 
 pub(crate) mod child;
 mod child_agent;
+mod child_approver;
 mod coordinator;
 mod listing;
 mod messaging;
