@@ -64,6 +64,19 @@ pub struct Config {
     pub swarm: SwarmConfig,
 }
 
+impl Config {
+    /// The values kigi uses for keys left unset, where a number is built in (retry policy,
+    /// subagent limits, swarm schedule); other keys stay unset.
+    pub fn built_in() -> Self {
+        Self {
+            retry: RetrySettings::built_in(),
+            subagents: SubagentsConfig::built_in(),
+            swarm: SwarmConfig::built_in(),
+            ..Self::default()
+        }
+    }
+}
+
 /// The name this structure had when only kigi-agent's sections were read.
 pub type KigiConfig = Config;
 

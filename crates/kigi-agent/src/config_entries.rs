@@ -18,7 +18,8 @@ pub struct ConfigEntry {
     /// The dotted key (`subagents.enabled`), or `model` / `base_url` for the choice a run here
     /// would make.
     pub key: String,
-    /// The value (`null` when unset and kigi's built-in default applies).
+    /// The value: the file's, the environment's, or the built-in default (`null` when there
+    /// is none and the key is simply unset).
     pub value: Value,
     pub origin: ConfigOrigin,
     /// For `api_key_env`: whether the named variable is set (its value is never read out).
@@ -53,6 +54,14 @@ impl LoadedConfig {
         let mut entries = self.chosen_model_entries(flags, env);
         let tree = serde_json::to_value(&self.config).unwrap_or(Value::Null);
         self.flatten(&tree, &mut Vec::new(), env, &mut entries);
+        // An unset key with a built-in value shows that value (its origin stays `default`).
+        let built_in = serde_json::to_value(crate::Config::built_in()).unwrap_or(Value::Null);
+        for entry in entries.iter_mut().filter(|e| e.value.is_null()) {
+            let pointer = format!("/{}", entry.key.replace('.', "/"));
+            if let Some(value) = built_in.pointer(&pointer).filter(|v| !v.is_null()) {
+                entry.value = value.clone();
+            }
+        }
         entries
     }
 
@@ -188,14 +197,27 @@ mod tests {
     }
 
     #[test]
-    fn every_key_is_listed_with_defaults_as_unset_or_their_value() {
+    fn every_key_is_listed_with_its_built_in_value_or_unset() {
         let entries = loaded().entries(&ModelFlags::default(), &|_| None);
         let compat = find(&entries, "agents.compat_dirs");
         assert_eq!(
             (compat.display_value(), &compat.origin),
             ("true".to_owned(), &ConfigOrigin::Default)
         );
-        assert_eq!(find(&entries, "swarm.deadline_ms").display_value(), "unset");
+        // A built-in number is shown as it applies; a key with none stays unset.
+        let deadline = find(&entries, "swarm.deadline_ms");
+        assert_eq!(
+            (deadline.display_value(), &deadline.origin),
+            ("1800000".to_owned(), &ConfigOrigin::Default)
+        );
+        assert_eq!(
+            find(&entries, "retry.initial_backoff_ms").display_value(),
+            "500"
+        );
+        assert_eq!(
+            find(&entries, "endpoints.provider").display_value(),
+            "unset"
+        );
         assert_eq!(find(&entries, "subagents.toggle").display_value(), "{}");
         assert_eq!(
             find(&entries, "default_model").origin.to_string(),

@@ -47,6 +47,20 @@ impl Default for SubagentsConfig {
 }
 
 impl SubagentsConfig {
+    /// How long a foreground spawn waits before the child moves to the background.
+    pub const DEFAULT_AWAIT_BUDGET_MS: u64 = 600_000;
+    /// A child's wall-clock limit: two hours.
+    pub const DEFAULT_TIMEOUT_MS: u64 = 2 * 60 * 60 * 1_000;
+
+    /// Every key with a built-in default at that default.
+    pub fn built_in() -> Self {
+        Self {
+            await_budget_ms: Some(Self::DEFAULT_AWAIT_BUDGET_MS),
+            timeout_ms: Some(Self::DEFAULT_TIMEOUT_MS),
+            ..Self::default()
+        }
+    }
+
     /// Whether subagents are on, with `KIGI_SUBAGENTS` (read through `env`) beating the file.
     ///
     /// A configuration from [`crate::LoadedConfig`] already has the variable applied to

@@ -1,5 +1,5 @@
 //! `[swarm]` in `config.toml`: the launch ramp, the concurrency cap and the limits of an agent
-//! swarm. Unset keys keep the engine's defaults.
+//! swarm. Unset keys take the defaults defined here, which the engine uses too.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,4 +20,27 @@ pub struct SwarmConfig {
     pub retry_delay_ms: Option<u64>,
     /// Wall-clock limit of a whole swarm, in milliseconds.
     pub deadline_ms: Option<u64>,
+}
+
+impl SwarmConfig {
+    /// A burst as wide as the cap, then 50 launches a second: a full swarm of 128 is not held
+    /// back by the ramp, yet a provider never sees 128 requests in one instant.
+    pub const DEFAULT_MAX_CONCURRENCY: usize = 16;
+    pub const DEFAULT_INITIAL_BURST: usize = 16;
+    pub const DEFAULT_LAUNCH_INTERVAL_MS: u64 = 20;
+    pub const DEFAULT_RATE_LIMIT_RETRIES: u32 = 2;
+    pub const DEFAULT_RETRY_DELAY_MS: u64 = 2_000;
+    pub const DEFAULT_DEADLINE_MS: u64 = 30 * 60 * 1_000;
+
+    /// Every key at the value it takes when unset.
+    pub fn built_in() -> Self {
+        Self {
+            max_concurrency: Some(Self::DEFAULT_MAX_CONCURRENCY),
+            initial_burst: Some(Self::DEFAULT_INITIAL_BURST),
+            launch_interval_ms: Some(Self::DEFAULT_LAUNCH_INTERVAL_MS),
+            rate_limit_retries: Some(Self::DEFAULT_RATE_LIMIT_RETRIES),
+            retry_delay_ms: Some(Self::DEFAULT_RETRY_DELAY_MS),
+            deadline_ms: Some(Self::DEFAULT_DEADLINE_MS),
+        }
+    }
 }

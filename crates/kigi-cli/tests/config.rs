@@ -109,7 +109,7 @@ fn config_prints_each_value_with_its_origin_then_the_warnings() {
     );
     assert_eq!(
         line_of(&stdout, "swarm.max_concurrency"),
-        "swarm.max_concurrency = unset default"
+        "swarm.max_concurrency = 16 default"
     );
     let warnings: Vec<_> = stdout
         .lines()

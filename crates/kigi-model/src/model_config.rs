@@ -46,6 +46,21 @@ pub struct RetrySettings {
 }
 
 impl RetrySettings {
+    /// Every key at the value [`RetryPolicy::default`] gives it.
+    pub fn built_in() -> Self {
+        let base = RetryPolicy::default();
+        let ms = |d: Duration| Some(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        Self {
+            max_retries: Some(base.max_retries),
+            max_rate_limit_retries: Some(base.max_rate_limit_retries),
+            initial_backoff_ms: ms(base.initial_backoff),
+            max_backoff_ms: ms(base.max_backoff),
+            max_retry_after_ms: ms(base.max_retry_after),
+            idle_timeout_ms: ms(base.idle_timeout),
+            connect_timeout_ms: ms(base.connect_timeout),
+        }
+    }
+
     /// The policy: defaults overridden by what is set.
     pub fn policy(&self) -> RetryPolicy {
         let base = RetryPolicy::default();

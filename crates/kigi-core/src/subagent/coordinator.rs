@@ -36,9 +36,11 @@ use crate::token_budget::TreeMeter;
 use kigi_protocol::HostNotice;
 
 /// How long a foreground spawn waits before moving the child to the background.
-pub const DEFAULT_AWAIT_BUDGET: Duration = Duration::from_secs(600);
+pub const DEFAULT_AWAIT_BUDGET: Duration =
+    Duration::from_millis(kigi_agent::SubagentsConfig::DEFAULT_AWAIT_BUDGET_MS);
 /// A child's wall-clock limit.
-pub const DEFAULT_CHILD_TIMEOUT: Duration = Duration::from_secs(2 * 60 * 60);
+pub const DEFAULT_CHILD_TIMEOUT: Duration =
+    Duration::from_millis(kigi_agent::SubagentsConfig::DEFAULT_TIMEOUT_MS);
 /// How long a cancelled child may take to wind down before its waiter stops waiting.
 const WIND_DOWN: Duration = Duration::from_secs(10);
 

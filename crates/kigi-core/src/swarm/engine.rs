@@ -13,6 +13,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use kigi_agent::SwarmConfig;
+
 use kigi_tools::clamp_head_tail;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -138,9 +140,9 @@ impl Default for EngineSettings {
     fn default() -> Self {
         Self {
             schedule: Schedule::default(),
-            rate_limit_retries: 2,
-            retry_delay: Duration::from_secs(2),
-            deadline: Duration::from_secs(30 * 60),
+            rate_limit_retries: SwarmConfig::DEFAULT_RATE_LIMIT_RETRIES,
+            retry_delay: Duration::from_millis(SwarmConfig::DEFAULT_RETRY_DELAY_MS),
+            deadline: Duration::from_millis(SwarmConfig::DEFAULT_DEADLINE_MS),
             member_output_chars: 2_000,
         }
     }

@@ -7,6 +7,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
+use kigi_agent::SwarmConfig;
+
 /// The ramp and the cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedule {
@@ -20,12 +22,11 @@ pub struct Schedule {
 
 impl Default for Schedule {
     fn default() -> Self {
-        // A burst as wide as the cap, then 50 launches a second: a full swarm of 128 is not
-        // held back by the ramp, yet a provider never sees 128 requests in one instant.
+        // The defaults `[swarm]` documents (and `kigi config` shows).
         Self {
-            initial_burst: 16,
-            interval: Duration::from_millis(20),
-            max_concurrency: 16,
+            initial_burst: SwarmConfig::DEFAULT_INITIAL_BURST,
+            interval: Duration::from_millis(SwarmConfig::DEFAULT_LAUNCH_INTERVAL_MS),
+            max_concurrency: SwarmConfig::DEFAULT_MAX_CONCURRENCY,
         }
     }
 }
