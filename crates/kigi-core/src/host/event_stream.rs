@@ -57,11 +57,17 @@ impl EventSink {
     pub fn push(&self, event: HostEvent) {
         {
             let mut queue = lock(&self.shared.queue);
-            // This agent's latest unread event, looked for among the newest few.
+            let delta = matches!(
+                event.body,
+                HostEventBody::Session(
+                    SessionEvent::TextDelta { .. } | SessionEvent::ThinkingDelta { .. }
+                )
+            );
+            // For a delta: this agent's latest unread event, looked for among the newest few.
             let latest = queue
                 .iter_mut()
                 .rev()
-                .take(COALESCE_LOOKBACK)
+                .take(if delta { COALESCE_LOOKBACK } else { 0 })
                 .find(|queued| queued.agent_id == event.agent_id);
             if let Some(last) = latest
                 && let (HostEventBody::Session(queued), HostEventBody::Session(new)) =
