@@ -1,10 +1,12 @@
 //! `AGENTS.md`: project instructions. Read from `$KIGI_HOME/AGENTS.md`, then each folder from
 //! the project root down to the working directory (root first; the file name is matched
 //! case-insensitively), within a byte budget. Past the budget the text is cut at a character
-//! boundary and the prompt says what was left out, so the model knows to read the rest.
+//! boundary and the prompt says what was left out, so the model knows to read the rest. Only
+//! regular files are read, and never past the budget.
 
 use std::path::{Path, PathBuf};
 
+use crate::bounded_read::read_prefix;
 use crate::error::AgentBuildError;
 use crate::project::ProjectLayout;
 
@@ -28,10 +30,16 @@ pub struct AgentsMd {
     pub omitted_files: Vec<PathBuf>,
 }
 
+/// Something to read as `AGENTS.md`: anything but a directory, so a FIFO or a device gets
+/// a diagnostic from the bounded reader instead of being skipped in silence.
+fn is_candidate(path: &Path) -> bool {
+    path.exists() && !path.is_dir()
+}
+
 /// The `AGENTS.md` in `dir` (any letter case), if there is one.
 fn find_in(dir: &Path) -> Option<PathBuf> {
     let exact = dir.join("AGENTS.md");
-    if exact.is_file() {
+    if is_candidate(&exact) {
         return Some(exact);
     }
     let entries = std::fs::read_dir(dir).ok()?;
@@ -41,20 +49,11 @@ fn find_in(dir: &Path) -> Option<PathBuf> {
         .filter(|p| {
             p.file_name()
                 .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("agents.md"))
-                && p.is_file()
+                && is_candidate(p)
         })
         .collect();
     matches.sort();
     matches.into_iter().next()
-}
-
-/// The largest prefix of `text` of at most `max` bytes that ends on a character boundary.
-fn cut_at_boundary(text: &str, max: usize) -> &str {
-    let mut end = max.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// Collects the files for `layout`, user-level first, within `budget` bytes.
@@ -64,7 +63,7 @@ pub fn collect(
     budget: usize,
 ) -> Result<AgentsMd, AgentBuildError> {
     let mut candidates = Vec::new();
-    if user_agents_md.is_file() {
+    if is_candidate(user_agents_md) {
         candidates.push(user_agents_md.to_path_buf());
     }
     candidates.extend(layout.levels_root_first().iter().filter_map(|d| find_in(d)));
@@ -72,25 +71,20 @@ pub fn collect(
     let mut out = AgentsMd::default();
     let mut used = 0;
     for path in candidates {
-        let content =
-            std::fs::read_to_string(&path).map_err(|source| AgentBuildError::IoError {
-                path: path.clone(),
-                source,
-            })?;
         let room = budget.saturating_sub(used);
-        if content.len() <= room {
-            used += content.len();
-            out.files.push(AgentsMdFile { path, content });
-            continue;
-        }
-        let kept = cut_at_boundary(&content, room);
-        out.omitted_bytes += content.len() - kept.len();
-        out.omitted_files.push(path.clone());
+        // Only what fits the budget is read, so a huge file costs no more than a small one.
+        let prefix = read_prefix(&path, room as u64)?;
+        let kept = prefix.text;
         used += kept.len();
+        let left_out = prefix.total_len.saturating_sub(kept.len() as u64);
+        if left_out > 0 {
+            out.omitted_bytes += usize::try_from(left_out).unwrap_or(usize::MAX);
+            out.omitted_files.push(path.clone());
+        }
         if !kept.is_empty() {
             out.files.push(AgentsMdFile {
                 path,
-                content: kept.to_owned(),
+                content: kept,
             });
         }
     }

@@ -3,16 +3,18 @@
 //! and a tool list, ready for any host (print mode, TUI, ACP, subagents).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use kigi_tools::ToolCatalog;
 use serde::Serialize;
 
 use crate::agent_name::strict_name_problem;
-use crate::agents_md::{self, DEFAULT_BUDGET_BYTES};
+use crate::agents_md::DEFAULT_BUDGET_BYTES;
 use crate::builtin::{DEFAULT_AGENT, built_in_definitions};
 use crate::definition::AgentDefinition;
 use crate::diagnostic::Diagnostic;
 use crate::error::AgentBuildError;
+use crate::folder_context::FolderContext;
 use crate::paths::KigiPaths;
 use crate::project::ProjectLayout;
 use crate::prompt::{self, PromptSections};
@@ -20,7 +22,7 @@ use crate::settings::{OutputFormat, ToolSelection};
 use crate::skills;
 use crate::template::{PromptEnvironment, TemplateContext};
 use crate::tool_list::{ListKind, resolve_names};
-use crate::toolset::{ResolvedTool, resolve_tools, tool_variables};
+use crate::toolset::{ResolvedTool, check_completion_tool, resolve_tools, tool_variables};
 
 /// A runnable agent: everything a host needs to start a session with it.
 #[derive(Debug, Clone, Serialize)]
@@ -65,6 +67,8 @@ pub struct AgentBuilder {
     environment: Option<PromptEnvironment>,
     catalog: ToolCatalog,
     agents_md_budget: usize,
+    /// `AGENTS.md`, skills and environment already read for `cwd` (validation of many files).
+    folder: Option<Arc<FolderContext>>,
 }
 
 impl AgentBuilder {
@@ -80,6 +84,7 @@ impl AgentBuilder {
             environment: None,
             catalog: ToolCatalog::built_in(),
             agents_md_budget: DEFAULT_BUDGET_BYTES,
+            folder: None,
         }
     }
 
@@ -121,6 +126,12 @@ impl AgentBuilder {
     /// The `AGENTS.md` byte budget (default 32 KiB).
     pub fn with_agents_md_budget(mut self, bytes: usize) -> Self {
         self.agents_md_budget = bytes;
+        self
+    }
+
+    /// Uses what was already read for `cwd` instead of reading it again.
+    pub(crate) fn with_folder_context(mut self, folder: Arc<FolderContext>) -> Self {
+        self.folder = Some(folder);
         self
     }
 
@@ -187,13 +198,25 @@ impl AgentBuilder {
                 .collect(),
             ToolSelection::All => Vec::new(),
         };
+        check_completion_tool(&def, &tools, &mcp_tool_patterns)?;
 
-        let layout = ProjectLayout::locate(&self.cwd);
-        let sections = self.sections(&def, &layout, &mut diagnostics)?;
+        let folder = match self.folder.take() {
+            Some(folder) => folder,
+            None => {
+                let layout = ProjectLayout::locate(&self.cwd);
+                Arc::new(FolderContext::read(
+                    &self.paths,
+                    &layout,
+                    self.agents_md_budget,
+                    def.agents_md,
+                )?)
+            }
+        };
+        let sections = sections(&def, &folder, &mut diagnostics);
         let environment = self
             .environment
             .take()
-            .unwrap_or_else(|| PromptEnvironment::detect(&layout.cwd));
+            .unwrap_or_else(|| folder.environment.clone());
         let variables = tool_variables(&self.catalog, &tools);
         let context = TemplateContext {
             tools: &variables,
@@ -211,32 +234,31 @@ impl AgentBuilder {
             diagnostics,
         })
     }
+}
 
-    fn sections(
-        &self,
-        def: &AgentDefinition,
-        layout: &ProjectLayout,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> Result<PromptSections, AgentBuildError> {
-        let agents_md = if def.agents_md {
-            agents_md::collect(&self.paths.agents_md(), layout, self.agents_md_budget)?.render()
+/// The prompt sections after the agent's own text, and warnings for skills it names that do
+/// not exist.
+fn sections(
+    def: &AgentDefinition,
+    folder: &FolderContext,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> PromptSections {
+    diagnostics.extend(folder.skill_diagnostics.iter().cloned());
+    for wanted in &def.skills {
+        if !folder.skills.iter().any(|s| &s.name == wanted) {
+            diagnostics.push(Diagnostic::warning(
+                def.source.as_deref().map(Path::new),
+                Some("skills"),
+                format!("skill `{wanted}` was not found"),
+            ));
+        }
+    }
+    PromptSections {
+        agents_md: if def.agents_md {
+            folder.agents_md.clone()
         } else {
             None
-        };
-        let (found, skill_diagnostics) = skills::discover(&self.paths.skills_dir(), Some(layout));
-        diagnostics.extend(skill_diagnostics);
-        for wanted in &def.skills {
-            if !found.iter().any(|s| &s.name == wanted) {
-                diagnostics.push(Diagnostic::warning(
-                    def.source.as_deref().map(Path::new),
-                    Some("skills"),
-                    format!("skill `{wanted}` was not found"),
-                ));
-            }
-        }
-        Ok(PromptSections {
-            agents_md,
-            skills: skills::render_section(&found, &def.skills),
-        })
+        },
+        skills: skills::render_section(&folder.skills, &def.skills),
     }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use kigi_tools::{CapabilityMode, ToolCatalog};
 use serde::Serialize;
 
+use crate::bounded_read::{FILE_CAP_BYTES, read_bounded};
 use crate::diagnostic::Diagnostic;
 use crate::error::AgentBuildError;
 use crate::settings::{
@@ -163,10 +164,7 @@ impl AgentDefinition {
         options: ParseOptions,
     ) -> Result<Self, AgentBuildError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| AgentBuildError::IoError {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = read_bounded(path, FILE_CAP_BYTES)?;
         Self::parse_with(&text, Some(path), options)
     }
 

@@ -10,6 +10,7 @@ use crate::diagnostic::Diagnostic;
 use crate::error::AgentBuildError;
 use crate::fields::Fields;
 use crate::frontmatter::{self, FenceError};
+use crate::frontmatter_depth;
 use crate::frontmatter_recovery;
 use crate::settings::{
     CompletionRequirement, Isolation, ModelChoice, OutputFormat, PermissionMode, PromptMode,
@@ -58,6 +59,14 @@ fn read_mapping(
     source: Option<&Path>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Mapping, AgentBuildError> {
+    frontmatter_depth::check(yaml, frontmatter_depth::MAX_DEPTH).map_err(|deep| {
+        AgentBuildError::ParseError {
+            file: source.map(Path::to_path_buf),
+            line: Some(first_line + deep.line - 1),
+            field: None,
+            message: deep.message(),
+        }
+    })?;
     match serde_yaml_ng::from_str::<Value>(yaml) {
         Ok(Value::Mapping(map)) => Ok(map),
         Ok(Value::Null) => Ok(Mapping::new()),

@@ -9,6 +9,7 @@
 //! The rule: by-name lookups check the name with [`check_path_component`] before touching the
 //! file system, and never join a name onto a directory.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -96,6 +97,9 @@ pub struct DiscoveryReport {
     pub shadowed: Vec<ShadowedAgent>,
     /// Skipped files (errors) and everything the loaded ones warned about.
     pub diagnostics: Vec<Diagnostic>,
+    /// Name → index in `agents`, so adding 10,000 definitions is not quadratic.
+    #[serde(skip)]
+    winners: HashMap<String, usize>,
 }
 
 impl DiscoveryReport {
@@ -115,8 +119,17 @@ impl DiscoveryReport {
     /// Adds `agent` as the winner of its name, or as shadowed. Two files of one name in the
     /// same directory tree is worth a warning; a closer scope shadowing a farther one is not.
     fn add(&mut self, agent: DiscoveredAgent, source_dir: Option<&Path>) {
+        if self.winners.len() != self.agents.len() {
+            // `agents` was changed from outside: index it again.
+            self.winners = (self.agents.iter().enumerate())
+                .map(|(i, a)| (a.definition.name.clone(), i))
+                .collect();
+        }
         let name = &agent.definition.name;
-        let Some(winner) = self.agents.iter().find(|a| &a.definition.name == name) else {
+        let winner = (self.winners.get(name).and_then(|&i| self.agents.get(i)))
+            .filter(|a| &a.definition.name == name);
+        let Some(winner) = winner else {
+            self.winners.insert(name.clone(), self.agents.len());
             self.agents.push(agent);
             return;
         };
@@ -331,7 +344,8 @@ fn guard_name(name: &str) -> Result<(), AgentBuildError> {
 }
 
 /// Every `.md` file below `dir`, in path order. Symlinked directories are not followed (no
-/// cycles, no escaping the tree). A missing directory is simply empty.
+/// cycles, no escaping the tree), and hidden folders below `dir` are not entered. A missing
+/// directory is simply empty.
 pub fn scan_markdown(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
@@ -357,7 +371,10 @@ pub fn scan_markdown(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<PathB
                 continue;
             };
             if kind.is_dir() {
-                pending.push(path);
+                // `.git/`, `.routes/` and other hidden folders hold no agents.
+                if !entry.file_name().to_string_lossy().starts_with('.') {
+                    pending.push(path);
+                }
             } else if path.extension().is_some_and(|ext| ext == "md") {
                 files.push(path);
             }

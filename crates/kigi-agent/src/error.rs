@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::bounded_read::BoundedReadError;
 use crate::diagnostic::{Diagnostic, Severity, location};
 
 /// An agent definition or agent that could not be built.
@@ -32,6 +33,12 @@ pub enum AgentBuildError {
         path: PathBuf,
         #[source]
         source: std::io::Error,
+    },
+    /// A file kigi reads for itself is not a regular file, is over its size cap, or is not
+    /// UTF-8 text.
+    Unreadable {
+        #[source]
+        source: BoundedReadError,
     },
     /// The prompt template failed to render.
     MiniJinjaError {
@@ -88,6 +95,7 @@ impl AgentBuildError {
                 format!("`{tool}` is not a kigi tool (known: {known})"),
             ),
             Self::IoError { source, .. } => parts(None, None, false, source.to_string()),
+            Self::Unreadable { source } => parts(None, None, false, source.detail()),
             Self::MiniJinjaError { message, .. } => {
                 parts(None, None, false, format!("template: {message}"))
             }
@@ -122,6 +130,7 @@ impl AgentBuildError {
             | Self::MiniJinjaError { file, .. }
             | Self::InvalidName { file, .. } => file.as_deref(),
             Self::IoError { path, .. } => Some(path),
+            Self::Unreadable { source } => Some(source.path()),
         }
     }
 
@@ -134,6 +143,15 @@ impl AgentBuildError {
             line: parts.line,
             field: parts.field,
             message: parts.detail,
+        }
+    }
+}
+
+impl From<BoundedReadError> for AgentBuildError {
+    fn from(err: BoundedReadError) -> Self {
+        match err {
+            BoundedReadError::Io { path, source } => Self::IoError { path, source },
+            source => Self::Unreadable { source },
         }
     }
 }

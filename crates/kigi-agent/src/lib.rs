@@ -7,6 +7,7 @@
 
 mod agent_name;
 mod agents_md;
+mod bounded_read;
 mod builder;
 mod builtin;
 mod config;
@@ -21,7 +22,9 @@ mod diagnostic;
 pub mod discovery;
 mod error;
 mod fields;
+mod folder_context;
 mod frontmatter;
+mod frontmatter_depth;
 mod frontmatter_recovery;
 mod loaded_config;
 mod overlay;
@@ -43,6 +46,7 @@ mod validate;
 
 pub use agent_name::{check_path_component, derive_name, strict_name_problem};
 pub use agents_md::{AgentsMd, AgentsMdFile, DEFAULT_BUDGET_BYTES as AGENTS_MD_BUDGET_BYTES};
+pub use bounded_read::{BoundedReadError, FILE_CAP_BYTES, read_bounded};
 pub use builder::{Agent, AgentBuilder};
 pub use builtin::{DEFAULT_AGENT, DEFAULT_SUBAGENT_TYPE, built_in_definitions};
 pub use config::{AgentsConfig, Config, ConfigError, KigiConfig};

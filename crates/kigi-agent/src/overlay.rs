@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::agent_name::strict_name_problem;
+use crate::bounded_read::{FILE_CAP_BYTES, read_bounded};
 use crate::diagnostic::Diagnostic;
 use crate::paths::KigiPaths;
 use crate::project::ProjectLayout;
@@ -163,8 +164,8 @@ pub fn gather<T: DeserializeOwned>(
                 ));
                 continue;
             }
-            let parsed = std::fs::read_to_string(&path)
-                .map_err(|e| e.to_string())
+            let parsed = read_bounded(&path, FILE_CAP_BYTES)
+                .map_err(|e| e.detail())
                 .and_then(|text| {
                     toml::from_str::<T>(&text).map_err(|e| e.to_string().trim().to_owned())
                 });
@@ -197,7 +198,8 @@ fn toml_files(dir: &Path) -> Vec<(String, PathBuf)> {
     let mut files: Vec<(String, PathBuf)> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+        // Not `is_file`: a FIFO or device named `x.toml` gets a diagnostic, not silence.
+        .filter(|p| p.extension().is_some_and(|x| x == "toml") && !p.is_dir())
         .filter_map(|p| Some((p.file_stem()?.to_str()?.to_owned(), p)))
         .collect();
     files.sort();
@@ -232,5 +234,5 @@ pub fn read_referenced(
             ));
         }
     }
-    std::fs::read_to_string(&resolved).map_err(|e| format!("{}: {e}", resolved.display()))
+    read_bounded(&resolved, FILE_CAP_BYTES).map_err(|e| e.to_string())
 }

@@ -55,13 +55,32 @@ pub struct Persona {
     pub default_isolation: Option<String>,
 }
 
+impl Persona {
+    /// The first non-blank line of the inline instructions (empty when there are none).
+    fn fallback_description(&self) -> String {
+        self.instructions
+            .as_deref()
+            .and_then(|text| text.lines().map(str::trim).find(|l| !l.is_empty()))
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
 /// Every persona visible from a folder.
 pub type PersonaSet = OverlaySet<Persona>;
 
 impl OverlaySet<Persona> {
     /// Gathers the personas for `cwd`.
+    /// A persona without a `description` is described by the first line of its inline
+    /// instructions, so listings never show a blank.
     pub fn discover(config: &SubagentsConfig, paths: &KigiPaths, cwd: &Path) -> Self {
-        Self::gather_set("personas", &config.personas, paths, cwd, BUNDLED)
+        let mut set = Self::gather_set("personas", &config.personas, paths, cwd, BUNDLED);
+        for entry in set.entries.values_mut() {
+            if entry.value.description.trim().is_empty() {
+                entry.value.description = entry.value.fallback_description();
+            }
+        }
+        set
     }
 
     /// The persona's full instructions (inline, then the file), or why it cannot be used.
@@ -154,6 +173,22 @@ mod tests {
                 .unwrap()
                 .contains("Inputs:\n- review_target (file, required)")
         );
+    }
+
+    #[test]
+    fn a_persona_without_description_shows_the_first_line_of_its_instructions() {
+        let (_tmp, set) = set(
+            "[subagents.personas.terse]\ninstructions = \"\\n  Answer in one sentence.\\nNo preamble.\"\n",
+            &[(
+                ".kigi/personas/described.toml",
+                "description = \"Mine\"\ninstructions = \"Do it.\"\n",
+            )],
+        );
+        assert_eq!(
+            set.get("terse").unwrap().value.description,
+            "Answer in one sentence."
+        );
+        assert_eq!(set.get("described").unwrap().value.description, "Mine");
     }
 
     #[test]

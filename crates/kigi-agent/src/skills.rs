@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::bounded_read::{FILE_CAP_BYTES, read_bounded};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::frontmatter;
+use crate::frontmatter_depth;
 use crate::project::ProjectLayout;
 
 /// One skill.
@@ -37,8 +39,11 @@ fn skill_error(path: &Path, message: String) -> Diagnostic {
 
 /// Reads one `SKILL.md`. The folder name stands in for a missing `name`.
 fn read_skill(path: &Path) -> Result<Skill, Diagnostic> {
-    let text = std::fs::read_to_string(path).map_err(|e| skill_error(path, e.to_string()))?;
+    let text = read_bounded(path, FILE_CAP_BYTES).map_err(|e| skill_error(path, e.detail()))?;
     let doc = frontmatter::split(&text).map_err(|e| skill_error(path, e.message().to_owned()))?;
+    frontmatter_depth::check(&doc.yaml, frontmatter_depth::MAX_DEPTH).map_err(|deep| {
+        skill_error(path, deep.message()).at_line(doc.yaml_first_line + deep.line - 1)
+    })?;
     let meta: SkillFrontmatter = serde_yaml_ng::from_str(&doc.yaml)
         .map_err(|e| skill_error(path, format!("frontmatter is not valid YAML: {e}")))?;
     let folder_name = path
@@ -86,7 +91,8 @@ pub fn discover(
         let mut files: Vec<PathBuf> = entries
             .flatten()
             .map(|e| e.path().join("SKILL.md"))
-            .filter(|p| p.is_file())
+            // Not `is_file`: a FIFO or device named `SKILL.md` gets a diagnostic, not silence.
+            .filter(|p| p.exists() && !p.is_dir())
             .collect();
         files.sort();
         for file in files {

@@ -24,6 +24,9 @@ pub struct SubagentsConfig {
     /// How long a foreground spawn waits before the child moves to the background, in
     /// milliseconds (default 600,000; env `KIGI_SUBAGENT_AWAIT_BUDGET_MS`).
     pub await_budget_ms: Option<u64>,
+    /// Children running at once in one session (default 16); more spawns wait for a slot,
+    /// so a thousand spawns in one response never start a thousand requests at once.
+    pub max_concurrent: Option<usize>,
     /// `[subagents.personas.<name>]` and `[subagents.roles.<name>]` are read by their own
     /// resolvers; kept here so the section parses whole (open tables: no unknown-key warnings).
     pub personas: toml::Table,
@@ -40,6 +43,7 @@ impl Default for SubagentsConfig {
             max_tokens_per_child: None,
             max_tokens_per_tree: None,
             await_budget_ms: None,
+            max_concurrent: None,
             personas: toml::Table::new(),
             roles: toml::Table::new(),
         }
@@ -51,12 +55,15 @@ impl SubagentsConfig {
     pub const DEFAULT_AWAIT_BUDGET_MS: u64 = 600_000;
     /// A child's wall-clock limit: two hours.
     pub const DEFAULT_TIMEOUT_MS: u64 = 2 * 60 * 60 * 1_000;
+    /// Children running at once.
+    pub const DEFAULT_MAX_CONCURRENT: usize = 16;
 
     /// Every key with a built-in default at that default.
     pub fn built_in() -> Self {
         Self {
             await_budget_ms: Some(Self::DEFAULT_AWAIT_BUDGET_MS),
             timeout_ms: Some(Self::DEFAULT_TIMEOUT_MS),
+            max_concurrent: Some(Self::DEFAULT_MAX_CONCURRENT),
             ..Self::default()
         }
     }

@@ -1,5 +1,8 @@
 //! MiniJinja with kigi's delimiters: `${{ }}`, `${% %}` and `${# #}`, so literal `{{ }}`,
 //! `{% %}` and `{# #}` in prose (templating examples, shell snippets) pass through untouched.
+//!
+//! The rule: every render runs on [`FUEL`], so a template from a repository (a `promptMode:
+//! full` body) cannot spin: a loop too large for a prompt fails in milliseconds.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -45,8 +48,13 @@ pub(crate) struct TemplateContext<'a> {
     pub(crate) concise: bool,
 }
 
+/// MiniJinja steps one render may take. kigi's base template takes a few thousand; a prompt
+/// needing a million is a runaway loop.
+pub(crate) const FUEL: u64 = 1_000_000;
+
 fn environment() -> Result<Environment<'static>, minijinja::Error> {
     let mut env = Environment::new();
+    env.set_fuel(Some(FUEL));
     let syntax = SyntaxConfig::builder()
         .block_delimiters("${%", "%}")
         .variable_delimiters("${{", "}}")
@@ -62,12 +70,19 @@ pub(crate) fn render(
     context: &TemplateContext<'_>,
     file: Option<&Path>,
 ) -> Result<String, AgentBuildError> {
-    let to_error = |e: minijinja::Error| AgentBuildError::MiniJinjaError {
-        file: file.map(Path::to_path_buf),
-        message: match e.line() {
-            Some(line) => format!("line {line}: {e}"),
-            None => e.to_string(),
-        },
+    let to_error = |e: minijinja::Error| {
+        let detail = if e.kind() == minijinja::ErrorKind::OutOfFuel {
+            format!("rendering stopped after {FUEL} steps (a loop too large for a prompt?): {e}")
+        } else {
+            e.to_string()
+        };
+        AgentBuildError::MiniJinjaError {
+            file: file.map(Path::to_path_buf),
+            message: match e.line() {
+                Some(line) => format!("line {line}: {detail}"),
+                None => detail,
+            },
+        }
     };
     let env = environment().map_err(to_error)?;
     env.render_str(
@@ -82,6 +97,14 @@ mod tests {
     use super::*;
 
     fn context_render(source: &str, tools: &[(&str, &str)]) -> Result<String, AgentBuildError> {
+        context_render_as(source, tools, None)
+    }
+
+    fn context_render_as(
+        source: &str,
+        tools: &[(&str, &str)],
+        file: Option<&Path>,
+    ) -> Result<String, AgentBuildError> {
         let tools: BTreeMap<String, String> = tools
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -99,8 +122,29 @@ mod tests {
                 environment: &environment,
                 concise: false,
             },
-            None,
+            file,
         )
+    }
+
+    #[test]
+    fn a_runaway_nested_loop_runs_out_of_fuel_naming_the_file() {
+        let source = "${% for a in range(100000) %}${% for b in range(100000) %}\
+                      ${% for c in range(100000) %}x${% endfor %}${% endfor %}${% endfor %}";
+        let file = Path::new("/p/.kigi/agents/loop.md");
+        let err = context_render_as(source, &[], Some(file)).unwrap_err();
+        assert!(
+            matches!(err, AgentBuildError::MiniJinjaError { .. }),
+            "{err}"
+        );
+        let text = err.to_string();
+        assert!(text.starts_with("/p/.kigi/agents/loop.md: "), "{text}");
+        assert!(text.contains("stopped after 1000000 steps"), "{text}");
+    }
+
+    #[test]
+    fn the_base_template_renders_well_within_the_fuel() {
+        let out = context_render(crate::prompt::BASE_TEMPLATE, &[("read_file", "Read")]);
+        assert!(out.is_ok(), "{out:?}");
     }
 
     #[test]

@@ -109,6 +109,69 @@ pub fn resolve_tools(
     Ok(tools)
 }
 
+/// `pattern` with `*` (any run) and `?` (one character) matching all of `name`.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // matches[j]: pattern[..i] matches name[..j], row by row.
+    let mut matches = vec![false; n.len() + 1];
+    matches[0] = true;
+    for &pc in &p {
+        let mut next = vec![false; n.len() + 1];
+        next[0] = pc == '*' && matches[0];
+        for j in 1..=n.len() {
+            next[j] = match pc {
+                '*' => next[j - 1] || matches[j],
+                '?' => matches[j - 1],
+                c => matches[j - 1] && n[j - 1] == c,
+            };
+        }
+        matches = next;
+    }
+    matches[n.len()]
+}
+
+/// Checks that `completionRequirement.tool` names a tool the agent has: one of its built-in
+/// tools (canonical or model-facing name), or an MCP tool its allowlist admits (`mcp__…`, by
+/// name or pattern; with every tool allowed, any `mcp__` name). A requirement the agent can
+/// never meet would only burn its retries.
+pub(crate) fn check_completion_tool(
+    def: &AgentDefinition,
+    tools: &[ResolvedTool],
+    mcp_tool_patterns: &[String],
+) -> Result<(), AgentBuildError> {
+    let Some(requirement) = &def.completion_requirement else {
+        return Ok(());
+    };
+    let wanted = requirement.tool.as_str();
+    let built_in = tools
+        .iter()
+        .any(|t| t.name == wanted || t.model_name == wanted);
+    let mcp = wanted.starts_with("mcp__")
+        && !def.disallowed_tools.iter().any(|d| d == wanted)
+        && match &def.tools {
+            ToolSelection::All => true,
+            ToolSelection::Only(_) => mcp_tool_patterns.iter().any(|p| wildcard_match(p, wanted)),
+        };
+    if built_in || mcp {
+        return Ok(());
+    }
+    let names: Vec<&str> = tools.iter().map(|t| t.model_name.as_str()).collect();
+    Err(AgentBuildError::ParseError {
+        file: def.source.clone(),
+        line: None,
+        field: Some("completionRequirement.tool".into()),
+        message: format!(
+            "`{wanted}` is not one of this agent's tools, so the requirement could never be met \
+             (its tools: {})",
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        ),
+    })
+}
+
 /// Template variables: every catalog tool → its model-facing name, or empty when disabled.
 pub fn tool_variables(catalog: &ToolCatalog, tools: &[ResolvedTool]) -> BTreeMap<String, String> {
     catalog

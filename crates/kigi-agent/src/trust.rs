@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bounded_read::{FILE_CAP_BYTES, read_bounded};
 use crate::config::ConfigError;
 use crate::definition::AgentDefinition;
 use crate::diagnostic::Diagnostic;
@@ -46,10 +47,10 @@ impl TrustStore {
     /// Reads the store; a missing file is an empty store.
     pub fn load(file: &Path) -> Result<Self, ConfigError> {
         let err = |message: String| ConfigError::new(file, message);
-        let text = match std::fs::read_to_string(file) {
+        let text = match read_bounded(file, FILE_CAP_BYTES) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::empty(file)),
-            Err(e) => return Err(err(e.to_string())),
+            Err(e) if e.is_not_found() => return Ok(Self::empty(file)),
+            Err(e) => return Err(err(e.detail())),
         };
         let parsed: TrustFile = toml::from_str(&text).map_err(|e| err(e.to_string()))?;
         Ok(Self {

@@ -1,18 +1,41 @@
 //! `kigi agents validate`: checks agent files the way discovery and the builder would use
 //! them, and reports every error and warning per file.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::agents_md::DEFAULT_BUDGET_BYTES as AGENTS_MD_BUDGET_BYTES;
 use crate::builder::AgentBuilder;
 use crate::definition::{AgentDefinition, NamePolicy, ParseOptions};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::discovery::{Discovery, scan_markdown};
-use crate::paths::is_compat_path;
+use crate::folder_context::FolderContext;
+use crate::paths::{KigiPaths, is_compat_path};
 use crate::project::ProjectLayout;
 use crate::template::PromptEnvironment;
 use crate::trust::gate_untrusted;
+
+/// The [`FolderContext`] of each folder validated so far; `None` where reading it failed (each
+/// file there is then built on its own, and reports the failure itself).
+#[derive(Default)]
+struct FolderCache(HashMap<PathBuf, Option<Arc<FolderContext>>>);
+
+impl FolderCache {
+    fn get(&mut self, paths: &KigiPaths, folder: &Path) -> Option<Arc<FolderContext>> {
+        self.0
+            .entry(folder.to_path_buf())
+            .or_insert_with(|| {
+                let layout = ProjectLayout::locate(folder);
+                FolderContext::read(paths, &layout, AGENTS_MD_BUDGET_BYTES, true)
+                    .ok()
+                    .map(Arc::new)
+            })
+            .clone()
+    }
+}
 
 /// The verdict on one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,6 +69,10 @@ impl Discovery {
     /// Validates one agent file: parse (lenient names in compat directories), the trust gate
     /// for project files, then a full build (tool overrides, template rendering).
     pub fn validate_file(&self, path: &Path) -> FileReport {
+        self.validate_in(path, &mut FolderCache::default())
+    }
+
+    fn validate_in(&self, path: &Path, cache: &mut FolderCache) -> FileReport {
         let options = ParseOptions {
             name_policy: if is_compat_path(path) {
                 NamePolicy::Derive
@@ -74,12 +101,14 @@ impl Discovery {
         }
         self.warn_unknown_model(&mut def);
         let name = def.name.clone();
-        let environment = PromptEnvironment::detect(folder);
-        let built = AgentBuilder::new(folder)
+        let mut builder = AgentBuilder::new(folder)
             .with_paths(self.paths.clone())
-            .with_environment(environment)
-            .from_definition(def)
-            .build();
+            .from_definition(def);
+        builder = match cache.get(&self.paths, folder) {
+            Some(context) => builder.with_folder_context(context),
+            None => builder.with_environment(PromptEnvironment::detect(folder)),
+        };
+        let built = builder.build();
         let diagnostics = match built {
             Ok(agent) => agent.diagnostics,
             Err(err) => vec![err.to_diagnostic()],
@@ -114,7 +143,11 @@ impl Discovery {
                 files.push(path.clone());
             }
         }
-        let mut reports: Vec<FileReport> = files.iter().map(|f| self.validate_file(f)).collect();
+        let mut cache = FolderCache::default();
+        let mut reports: Vec<FileReport> = files
+            .iter()
+            .map(|f| self.validate_in(f, &mut cache))
+            .collect();
         reports.extend(unreadable.into_iter().map(|d| FileReport {
             path: d.file.clone().unwrap_or_default(),
             name: None,

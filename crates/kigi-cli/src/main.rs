@@ -49,6 +49,10 @@ struct Cli {
     /// instead of failing (and say so).
     #[arg(long)]
     or_demo: bool,
+    /// Do not wait for background subagents still running when the answer is ready: they are
+    /// cancelled (and their transcripts say so). By default `-p` waits for them.
+    #[arg(long)]
+    no_wait: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -227,6 +231,7 @@ fn main() -> ExitCode {
                 resume: cli.resume,
                 continue_last: cli.continue_last,
                 or_demo: cli.or_demo,
+                no_wait: cli.no_wait,
                 model: model_flags,
             };
             return report(commands::print::run(args));

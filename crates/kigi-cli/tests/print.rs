@@ -875,3 +875,232 @@ fn ctrl_c_cancels_a_swarm_and_still_reports_what_finished() {
             .collect::<Vec<_>>()
     );
 }
+
+/// Whether process `pid` still runs a few seconds on (zombies do not count).
+fn still_running(pid: &str) -> bool {
+    assert!(!pid.trim().is_empty(), "no pid was written");
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+            .map(|stat| {
+                !stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(false)
+    };
+    let ceiling = std::time::Instant::now() + Duration::from_secs(5);
+    while alive() {
+        if std::time::Instant::now() >= ceiling {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+#[test]
+fn a_background_command_does_not_outlive_kigi() {
+    let env = Env::new(vec![
+        Step::calls(vec![(
+            "run_terminal_cmd",
+            // A grandchild of the task's shell: only a process-group kill reaches it.
+            json!({"command": "sh -c 'echo $$ > pid; exec sleep 60'; true", "background": true}),
+        )]),
+        // The model checks it is up before answering.
+        Step::calls(vec![(
+            "run_terminal_cmd",
+            json!({"command": "while [ ! -s pid ]; do sleep 0.01; done; echo up"}),
+        )]),
+        Step::text("started it"),
+    ]);
+    let out = env.kigi(&["-p", "start a server", "--permission-mode", "dontAsk"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let pid = std::fs::read_to_string(env.repo.join("pid")).unwrap();
+    assert!(
+        !still_running(&pid),
+        "the background command outlived kigi: {:?}\n{}",
+        std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())),
+        stderr(&out)
+    );
+}
+
+#[test]
+fn print_mode_waits_for_background_subagents_and_reports_them() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#bg look", "description": "look in the background", "background": true}),
+                )]),
+                Step::text("started it"),
+            ],
+        ))
+        .with(Script::matching(
+            "#bg",
+            vec![Step {
+                latency_ms: 300,
+                ..Step::text("looked: all fine")
+            }],
+        ));
+    let env = Env::with_scripts(scripts);
+    let out = env.kigi(&["-p", "#parent go", "--output-format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("waiting for 1 background subagent(s) to finish (sub-1)"),
+        "{}",
+        stderr(&out)
+    );
+    let result = result_of(&out);
+    assert_eq!(result["result"], "started it");
+    assert_eq!(result["subagents"][0]["id"], "sub-1");
+    assert_eq!(result["subagents"][0]["status"], "completed");
+    assert_eq!(result["subagents"][0]["result"], "looked: all fine");
+}
+
+#[test]
+fn no_wait_cancels_background_subagents_and_their_transcripts_say_so() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#stuck wait", "description": "never ends", "background": true}),
+                )]),
+                Step::text("started it"),
+            ],
+        ))
+        .with(Script::matching(
+            "#stuck",
+            vec![Step::text("never whole").after_faults(vec![Fault::Hang])],
+        ));
+    let env = Env::with_scripts(scripts);
+    let child = env
+        .command(&["-p", "#parent go", "--output-format", "json", "--no-wait"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cancelling 1 background subagent(s) still running: sub-1"),
+        "{}",
+        stderr(&out)
+    );
+    let result = result_of(&out);
+    assert_eq!(result["subagents"][0]["status"], "cancelled");
+    let id = result["session_id"].as_str().unwrap();
+    let wire = env
+        .home
+        .join("sessions")
+        .join(id)
+        .join("agents/sub-1/wire.jsonl");
+    let text = std::fs::read_to_string(&wire).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["params"]["update"]["type"], "turn_end", "{text}");
+    assert_eq!(last["params"]["update"]["reason"], "cancelled", "{text}");
+}
+
+#[test]
+fn sigterm_ends_a_run_like_ctrl_c() {
+    let env = Env::new(vec![
+        Step::text("never whole").after_faults(vec![Fault::Hang]),
+    ]);
+    let child = env
+        .command(&["-p", "wait", "--output-format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let arrived = env.runtime.block_on(
+        env.server()
+            .wait_for(Duration::from_secs(30), |log| !log.is_empty()),
+    );
+    assert!(arrived, "kigi never sent its request");
+    let signal = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signal.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let result = result_of(&out);
+    let events = env.session_events(result["session_id"].as_str().unwrap());
+    assert_eq!(events.last().unwrap()["reason"], "cancelled");
+}
+
+#[test]
+fn a_second_ctrl_c_exits_at_once_while_a_tool_is_blocked_reading_a_fifo() {
+    let env = Env::new(vec![
+        Step::calls(vec![("read_file", json!({"path": "pipe"}))]),
+        Step::text("read it"),
+    ]);
+    let fifo = env.repo.join("pipe");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut child = env
+        .command(&["-p", "read the pipe", "--output-format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The tool is blocked once the model asked for it and no second request came.
+    let asked = env.runtime.block_on(
+        env.server()
+            .wait_for(Duration::from_secs(30), |log| !log.is_empty()),
+    );
+    assert!(asked);
+    let pid = child.id().to_string();
+    let interrupt = || {
+        assert!(
+            Command::new("kill")
+                .args(["-INT", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    interrupt();
+    // The first one is handled when the turn's end is on disk; then the second.
+    let sessions = env.home.join("sessions");
+    let ceiling = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let ended = std::fs::read_dir(&sessions)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|dir| {
+                std::fs::read_to_string(dir.path().join("wire.jsonl"))
+                    .is_ok_and(|text| text.contains("\"turn_end\""))
+            });
+        if ended {
+            break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            // Already out after the first: that is fine too.
+            assert_eq!(status.code(), Some(130));
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < ceiling,
+            "the first Ctrl-C did nothing"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if child.try_wait().unwrap().is_none() {
+        interrupt();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+}

@@ -10,6 +10,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use kigi_tools::process_group::ProcessGroup;
+
 /// The longest any git call may take (a `worktree add` of a large repository included).
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -109,15 +111,10 @@ enum Stream {
     Err,
 }
 
-/// Kills git's whole process group (and so whatever it started), then reaps git.
+/// Kills git's whole process group (and so whatever it started), then reaps git. git is
+/// reaped after this, so its pid (the group's id) cannot have been reused yet.
 fn kill_group(child: &mut std::process::Child) {
-    // `kill` on the negative pid reaches the group; no unsafe signal call needed. git is
-    // reaped after this, so its pid (the group's id) cannot have been reused yet.
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{}", child.id())])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    ProcessGroup::track(child.id()).kill();
     let _ = child.kill();
     let _ = child.wait();
 }

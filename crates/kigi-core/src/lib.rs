@@ -15,6 +15,7 @@ mod lock;
 mod permission;
 mod session;
 mod session_id;
+mod session_lock;
 mod session_store;
 mod setup;
 pub mod subagent;

@@ -264,6 +264,17 @@ impl Session {
             summary.steps += 1;
             self.deliver_inbox()?;
             self.deliver_steering()?;
+            // The tree's budget may have been spent by a sibling since this agent's last step.
+            if let Some(tree) = &self.setup.token_budget.tree
+                && tree.spent() >= tree.limit()
+            {
+                let error = TurnError::TokenBudget {
+                    scope: "session tree",
+                    spent: tree.spent(),
+                    limit: tree.limit(),
+                };
+                return Err(self.fail(error, summary.steps));
+            }
             let response = match self.request(cancel).await {
                 Ok(response) => response,
                 Err(error) => return Err(self.fail(error, summary.steps)),

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use kigi_protocol::SessionEvent;
 
 use crate::session_id::{is_session_id, is_subagent_id};
+use crate::session_lock::SessionLock;
 use crate::wire_record::{self, MAIN_AGENT, StoredEvent};
 
 /// The name of a session's transcript file.
@@ -29,6 +30,8 @@ pub struct SessionWriter {
     agent_id: String,
     path: PathBuf,
     file: File,
+    /// The main transcript's writer lock (children write inside their parent's).
+    _lock: Option<SessionLock>,
 }
 
 /// A session file read back.
@@ -76,6 +79,11 @@ pub enum StoreError {
     BadAgentId(String),
     #[error("no session `{id}` in {}", root.display())]
     NotFound { id: String, root: PathBuf },
+    /// Another process writes this session now.
+    #[error(
+        "session {id} is in use by another kigi process (pid {holder}); wait for it to end, or start a new session"
+    )]
+    InUse { id: String, holder: String },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -102,9 +110,15 @@ impl SessionStore {
         Ok(self.root.join(id).join(WIRE_FILE))
     }
 
-    /// Creates the session's folder and file.
+    /// Creates the session's folder and file, and takes its writer lock.
     pub fn create(&self, id: &str) -> Result<SessionWriter, StoreError> {
-        create_writer(self.wire_path(id)?, id, MAIN_AGENT)
+        let path = self.wire_path(id)?;
+        let dir = path.parent().unwrap_or(&self.root).to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let lock = SessionLock::acquire(&dir, id)?;
+        let mut writer = create_writer(path, id, MAIN_AGENT)?;
+        writer._lock = Some(lock);
+        Ok(writer)
     }
 
     /// The transcript path of subagent `agent_id` of session `id`.
@@ -147,6 +161,7 @@ impl SessionStore {
                 root: self.root.clone(),
             });
         }
+        let lock = SessionLock::acquire(path.parent().unwrap_or(&self.root), id)?;
         let loaded = load(&path)?;
         let mut file = OpenOptions::new()
             .append(true)
@@ -167,6 +182,7 @@ impl SessionStore {
                 agent_id: MAIN_AGENT.to_owned(),
                 path,
                 file,
+                _lock: Some(lock),
             },
         ))
     }
@@ -263,6 +279,7 @@ fn create_writer(
         agent_id: agent_id.to_owned(),
         path,
         file,
+        _lock: None,
     })
 }
 

@@ -676,3 +676,88 @@ async fn dropping_the_session_ends_its_turn_and_closes_every_control() {
         "the model request outlived the session"
     );
 }
+
+#[tokio::test]
+async fn a_session_in_use_cannot_be_resumed_a_second_time() {
+    let fx = Fixture::new(ScriptSet::single(vec![Step::text("first")])).await;
+    let session = fx.open(OpenRequest::new(&fx.cwd));
+    assert_eq!(session.run_turn("one").await.unwrap().text, "first");
+    let id = session.id().to_owned();
+    let second = fx.host.open(OpenRequest {
+        start: kigi_core::host::SessionStart::Resume(id.clone()),
+        client: Some(fx.client()),
+        ..OpenRequest::new(&fx.cwd)
+    });
+    let error = second.unwrap_err().to_string();
+    assert!(
+        error.contains(&id) && error.contains(&std::process::id().to_string()),
+        "{error}"
+    );
+    // Once the first one has shut down, the session can be carried on.
+    session.shutdown().await;
+    let again = fx.host.open(OpenRequest {
+        start: kigi_core::host::SessionStart::Resume(id),
+        client: Some(fx.client()),
+        ..OpenRequest::new(&fx.cwd)
+    });
+    assert!(again.is_ok(), "{:?}", again.err());
+}
+
+#[tokio::test]
+async fn at_most_max_concurrent_children_run_and_the_rest_wait_for_a_slot() {
+    let fx = Fixture::new(ScriptSet::single(vec![
+        Step::text("never whole").after_faults(vec![Fault::Hang]),
+    ]))
+    .await;
+    let home = fx.tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        "[subagents]\nmax_concurrent = 2\n",
+    )
+    .unwrap();
+    let host = SessionHost::load(KigiPaths::new(&home, None), Arc::new(|_: &str| None)).unwrap();
+    let mut session = host
+        .open(OpenRequest {
+            client: Some(fx.client()),
+            ..OpenRequest::new(&fx.cwd)
+        })
+        .unwrap();
+    let coordinator = Arc::clone(session.coordinator());
+    let cancel = tokio_util::sync::CancellationToken::new();
+    for n in 1..=4 {
+        let spawn = kigi_core::subagent::CheckedSpawn {
+            prompt: format!("child {n}: wait"),
+            description: format!("child {n}"),
+            agent_type: "general-purpose".into(),
+            background: true,
+            capability_mode: None,
+            cwd: None,
+            name: None,
+            model: None,
+            persona: None,
+            resume_from: None,
+            worktree: false,
+        };
+        coordinator.spawn(spawn, &cancel).await.unwrap();
+    }
+    // Two children say they wait for a slot: from then on they are held at the semaphore.
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        next_matching(&mut session, &mut seen, |e| {
+            matches!(&e.body, HostEventBody::Notice(HostNotice::SubagentActivity { label }) if label == "Waiting for a free slot")
+        })
+        .await;
+    }
+    assert!(fx.server.wait_for(CEILING, |log| log.len() >= 2).await);
+    assert_eq!(
+        fx.server.requests().len(),
+        2,
+        "more than two children ran at once"
+    );
+    assert_eq!(coordinator.running().len(), 4);
+    // A slot freed lets one waiting child in.
+    coordinator.kill("sub-1").unwrap();
+    assert!(fx.server.wait_for(CEILING, |log| log.len() == 3).await);
+    session.shutdown().await;
+}

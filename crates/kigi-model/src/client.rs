@@ -8,8 +8,11 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
+use crate::api_key::ApiKey;
+use crate::base_url::check_base_url;
 use crate::endpoint::{ModelEndpoint, Provider};
 use crate::error::ModelError;
+use crate::redaction::{Redactor, strip_userinfo};
 use crate::request::ModelRequest;
 use crate::response::ModelResponse;
 use crate::retry::RetryPolicy;
@@ -27,7 +30,12 @@ pub struct ModelClient {
 /// A request ready to send (and to send again on retry).
 #[derive(Debug, Clone)]
 pub(crate) struct PreparedCall {
+    /// Where the request goes, userinfo included (reqwest sends it as basic auth).
     pub url: String,
+    /// The URL as messages show it: without userinfo.
+    pub shown_url: String,
+    /// Removes the key and URL userinfo from every error this call produces.
+    pub redactor: Redactor,
     pub headers: HeaderMap,
     pub body: Bytes,
     pub provider: Provider,
@@ -35,7 +43,8 @@ pub(crate) struct PreparedCall {
 }
 
 impl ModelClient {
-    /// A client for `endpoint` with the default retry policy.
+    /// A client for `endpoint` with the default retry policy. A malformed base URL is refused
+    /// here ([`ModelError::InvalidBaseUrl`]), before anything is sent or retried.
     pub fn new(endpoint: ModelEndpoint) -> Result<Self, ModelError> {
         Self::with_policy(endpoint, RetryPolicy::default())
     }
@@ -44,12 +53,21 @@ impl ModelClient {
         // reqwest is built without a TLS crypto provider so that only ring is linked;
         // installing it twice is harmless (the second call reports "already installed").
         let _ = rustls::crypto::ring::default_provider().install_default();
+        let redactor = Redactor::new(endpoint.api_key.as_ref().map(ApiKey::expose));
+        if let Err(fault) = check_base_url(&endpoint.base_url) {
+            return Err(redactor.error(ModelError::InvalidBaseUrl {
+                url: endpoint.base_url.clone(),
+                fault,
+            }));
+        }
         let http = reqwest::Client::builder()
             .connect_timeout(policy.connect_timeout)
             .build()
-            .map_err(|e| ModelError::Transport {
-                url: endpoint.url(),
-                detail: e.to_string(),
+            .map_err(|e| {
+                redactor.error(ModelError::Transport {
+                    url: endpoint.url(),
+                    detail: e.to_string(),
+                })
             })?;
         Ok(Self {
             http,
@@ -132,8 +150,11 @@ impl ModelClient {
                 headers.insert(name, value);
             }
         }
+        let url = endpoint.url();
         PreparedCall {
-            url: endpoint.url(),
+            shown_url: strip_userinfo(&url),
+            url,
+            redactor: Redactor::new(endpoint.api_key.as_ref().map(ApiKey::expose)),
             headers,
             body: Bytes::from(body.to_string()),
             provider: endpoint.provider,

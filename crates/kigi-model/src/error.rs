@@ -4,10 +4,13 @@
 
 use std::time::Duration;
 
+use crate::base_url::BaseUrlFault;
+
 /// How a failure should be treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorClass {
     /// Transport errors, 5xx, streams cut short, idle streams, malformed chunks: try again.
+    /// (An answer past the size cap or the request deadline is `Fatal`: see [`ModelError`].)
     Retryable,
     /// HTTP 429 or a provider's rate-limit error: try again after the server's `Retry-After`.
     RateLimited,
@@ -52,6 +55,27 @@ pub enum ModelError {
     /// Nothing arrived for too long.
     #[error("the model at {url} sent nothing for {}s", after.as_secs_f64())]
     IdleTimeout { url: String, after: Duration },
+    /// The whole request, retries and their waits included, outlasted `[retry]
+    /// request_timeout_ms`: a server that keeps a stream open with keep-alive comments, or
+    /// trickles an answer that never ends, cannot hold a turn forever. Not retried: the
+    /// deadline covers the retries too.
+    #[error(
+        "the model at {url} did not finish its answer within {}s; raise [retry] request_timeout_ms to allow longer answers",
+        after.as_secs_f64()
+    )]
+    RequestTimeout { url: String, after: Duration },
+    /// One response's body grew past `[retry] max_response_bytes`. Not retried: a server
+    /// that streamed this much without finishing would most likely do it again, and each
+    /// attempt costs the whole cap in bandwidth and parsing.
+    #[error(
+        "the model at {url} sent more than {limit} bytes in one answer; raise [retry] max_response_bytes to allow larger answers"
+    )]
+    ResponseTooLarge { url: String, limit: u64 },
+    /// The base URL cannot be used; nothing was sent.
+    #[error(
+        "invalid model base URL `{url}`: {fault}; pass a valid one with --base-url or set [endpoints] api_base_url (or base_url in [models.<alias>])"
+    )]
+    InvalidBaseUrl { url: String, fault: BaseUrlFault },
     #[error("the model request was cancelled")]
     Cancelled,
 }
@@ -65,6 +89,9 @@ impl ModelError {
             | Self::IncompleteStream { .. }
             | Self::Malformed { .. }
             | Self::IdleTimeout { .. } => ErrorClass::Retryable,
+            Self::RequestTimeout { .. }
+            | Self::ResponseTooLarge { .. }
+            | Self::InvalidBaseUrl { .. } => ErrorClass::Fatal,
             Self::Cancelled => ErrorClass::Cancelled,
         }
     }

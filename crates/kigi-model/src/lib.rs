@@ -8,6 +8,7 @@
 
 mod anthropic;
 mod api_key;
+mod base_url;
 mod client;
 mod decoder;
 mod dialect;
@@ -16,6 +17,7 @@ mod error;
 mod event;
 mod model_config;
 mod openai_chat;
+mod redaction;
 mod request;
 mod response;
 mod responses;
@@ -25,6 +27,7 @@ mod stream;
 mod tool_call_assembly;
 
 pub use api_key::ApiKey;
+pub use base_url::{BaseUrlFault, check_base_url};
 pub use client::ModelClient;
 pub use endpoint::{Dialect, ModelEndpoint, Provider};
 pub use error::{ErrorClass, ModelError, classify_status};
@@ -33,9 +36,10 @@ pub use model_config::{
     EndpointSettings, ModelConfigError, ModelFlags, ModelInput, ModelSettings, ModelsConfig,
     RetrySettings,
 };
+pub use redaction::{REDACTED, strip_userinfo};
 pub use request::{ModelRequest, ReasoningEffort, ToolSchema};
 pub use response::ModelResponse;
-pub use retry::{RetryCounts, RetryDecision, RetryPolicy};
+pub use retry::{DEFAULT_MAX_RESPONSE_BYTES, RetryCounts, RetryDecision, RetryPolicy};
 pub use sse::{SseEvent, SseParser};
 pub use stream::ModelStream;
 pub use tokio_util::sync::CancellationToken;

@@ -16,8 +16,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::api_key::ApiKey;
+use crate::base_url::{BaseUrlFault, check_base_url};
 use crate::client::ModelClient;
 use crate::endpoint::{Dialect, ModelEndpoint, Provider};
+use crate::redaction::strip_userinfo;
 use crate::retry::RetryPolicy;
 
 /// The model-related parts of `config.toml`; other sections are ignored.
@@ -43,6 +45,10 @@ pub struct RetrySettings {
     pub max_retry_after_ms: Option<u64>,
     pub idle_timeout_ms: Option<u64>,
     pub connect_timeout_ms: Option<u64>,
+    /// The deadline of one model request, retries included (default 600,000: 10 minutes).
+    pub request_timeout_ms: Option<u64>,
+    /// The largest body one response may have, in bytes (default 33,554,432: 32 MiB).
+    pub max_response_bytes: Option<u64>,
 }
 
 impl RetrySettings {
@@ -58,6 +64,8 @@ impl RetrySettings {
             max_retry_after_ms: ms(base.max_retry_after),
             idle_timeout_ms: ms(base.idle_timeout),
             connect_timeout_ms: ms(base.connect_timeout),
+            request_timeout_ms: ms(base.request_timeout),
+            max_response_bytes: Some(base.max_response_bytes),
         }
     }
 
@@ -76,6 +84,8 @@ impl RetrySettings {
             max_retry_after: ms(self.max_retry_after_ms, base.max_retry_after),
             idle_timeout: ms(self.idle_timeout_ms, base.idle_timeout),
             connect_timeout: ms(self.connect_timeout_ms, base.connect_timeout),
+            request_timeout: ms(self.request_timeout_ms, base.request_timeout),
+            max_response_bytes: self.max_response_bytes.unwrap_or(base.max_response_bytes),
         }
     }
 }
@@ -163,6 +173,13 @@ pub enum ModelConfigError {
         value: String,
         expected: &'static str,
     },
+    /// The chosen base URL is malformed; `set_by` is the flag, variable or key that set it.
+    #[error("invalid model base URL `{url}` from {set_by}: {fault}")]
+    InvalidBaseUrl {
+        url: String,
+        set_by: String,
+        fault: BaseUrlFault,
+    },
     /// The resolved endpoint's HTTP client could not be built.
     #[error("cannot set up the HTTP client for {url}: {detail}")]
     Client { url: String, detail: String },
@@ -203,9 +220,8 @@ impl ModelsConfig {
     ) -> Result<ModelEndpoint, ModelConfigError> {
         let name = self.chosen_model(flags, env).map(|(name, _)| name);
         let alias = name.as_deref().and_then(|n| self.models.get(n));
-        let base_url = self
-            .chosen_base_url(name.as_deref(), flags, env)
-            .map(|(url, _)| url);
+        let chosen = self.chosen_base_url(name.as_deref(), flags, env);
+        let base_url = chosen.as_ref().map(|(url, _)| url.clone());
         let (Some(name), Some(base_url)) = (name.clone(), base_url) else {
             return Err(match (name, alias, self.models.is_empty()) {
                 (Some(name), None, false) => ModelConfigError::UnknownAlias {
@@ -217,7 +233,9 @@ impl ModelsConfig {
                 },
                 (Some(_), None, true) | (None, _, _) => {
                     match self.chosen_base_url(None, flags, env) {
-                        Some((base_url, _)) => ModelConfigError::MissingModel { base_url },
+                        Some((base_url, _)) => ModelConfigError::MissingModel {
+                            base_url: strip_userinfo(&base_url),
+                        },
                         None => ModelConfigError::MissingEndpoint {
                             for_model: String::new(),
                         },
@@ -225,6 +243,13 @@ impl ModelsConfig {
                 }
             });
         };
+        if let (Err(fault), Some((_, input))) = (check_base_url(&base_url), chosen) {
+            return Err(ModelConfigError::InvalidBaseUrl {
+                url: strip_userinfo(&base_url),
+                set_by: base_url_source(input, &name),
+                fault,
+            });
+        }
         let settings = alias.cloned().unwrap_or_default();
         let section = format!("[models.{name}]");
         let provider = parse_field(
@@ -271,7 +296,7 @@ impl ModelsConfig {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ModelClient, ModelConfigError> {
         let endpoint = self.resolve(flags, env)?;
-        let url = endpoint.url();
+        let url = strip_userinfo(&endpoint.url());
         ModelClient::with_policy(endpoint, self.retry.policy()).map_err(|e| {
             ModelConfigError::Client {
                 url,
@@ -350,6 +375,18 @@ impl ModelsConfig {
                 variable: variable.clone(),
             }),
             (None, None) => Ok(None),
+        }
+    }
+}
+
+/// Where a base URL chosen by `input` is set, as the user would type it.
+fn base_url_source(input: ModelInput, alias: &str) -> String {
+    match input {
+        ModelInput::Flag => "--base-url".into(),
+        ModelInput::Env => "KIGI_BASE_URL".into(),
+        ModelInput::AliasBaseUrl => format!("[models.{alias}] base_url"),
+        ModelInput::EndpointsBaseUrl | ModelInput::DefaultModel => {
+            "[endpoints] api_base_url".into()
         }
     }
 }
@@ -513,6 +550,83 @@ temperature = 0.6
             err.starts_with("[models.a] provider: unknown value `gemini`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_stream_bounds_are_read_from_the_retry_section() {
+        let policy = config("[retry]\nrequest_timeout_ms = 1500\nmax_response_bytes = 4096\n")
+            .retry
+            .policy();
+        assert_eq!(policy.request_timeout, Duration::from_millis(1_500));
+        assert_eq!(policy.max_response_bytes, 4_096);
+        let defaults = RetrySettings::default().policy();
+        assert_eq!(defaults.request_timeout, Duration::from_secs(600));
+        assert_eq!(defaults.max_response_bytes, 32 * 1024 * 1024);
+        let built_in = RetrySettings::built_in();
+        assert_eq!(built_in.request_timeout_ms, Some(600_000));
+        assert_eq!(built_in.max_response_bytes, Some(33_554_432));
+    }
+
+    #[test]
+    fn a_malformed_base_url_names_the_url_and_where_it_was_set() {
+        let flags = ModelFlags {
+            model: Some("m".into()),
+            base_url: Some("htp:/x".into()),
+        };
+        let err = ModelsConfig::default()
+            .resolve(&flags, &env_of(&[]))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid model base URL `htp:/x` from --base-url: it must start with http:// or https://"
+        );
+        let err = config("[models.k]\nbase_url = 'http://'\n")
+            .resolve(
+                &ModelFlags {
+                    model: Some("k".into()),
+                    base_url: None,
+                },
+                &env_of(&[]),
+            )
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "invalid model base URL `http://` from [models.k] base_url: it has no host"
+        );
+        let err = config(
+            "default_model = 'm'\n[endpoints]\napi_base_url = 'http://bob:pw@exa mple.com'\n",
+        )
+        .resolve(&ModelFlags::default(), &env_of(&[]))
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "invalid model base URL `http://exa mple.com` from [endpoints] api_base_url: it contains whitespace"
+        );
+        let err = ModelsConfig::default()
+            .resolve(&flags_url("m", "ftp://h"), &env_of(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("from --base-url"), "{err}");
+        let err = ModelsConfig::default()
+            .resolve(
+                &ModelFlags {
+                    model: Some("m".into()),
+                    base_url: None,
+                },
+                &env_of(&[("KIGI_BASE_URL", "http://")]),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("from KIGI_BASE_URL"), "{err}");
+    }
+
+    fn flags_url(model: &str, url: &str) -> ModelFlags {
+        ModelFlags {
+            model: Some(model.into()),
+            base_url: Some(url.into()),
+        }
     }
 
     #[test]

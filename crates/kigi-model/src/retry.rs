@@ -27,7 +27,18 @@ pub struct RetryPolicy {
     pub idle_timeout: Duration,
     /// How long connecting may take.
     pub connect_timeout: Duration,
+    /// How long one request may take from its first send to the end of its answer, retries
+    /// and their waits included (`[retry] request_timeout_ms`). The idle timeout alone cannot
+    /// end a stream that stays busy with keep-alive comments.
+    pub request_timeout: Duration,
+    /// The most body bytes one response may carry (`[retry] max_response_bytes`); each retry
+    /// starts its count again.
+    pub max_response_bytes: u64,
 }
+
+/// 32 MiB: far above any real answer (a full 128k-token answer is a few MiB of SSE), low
+/// enough that an endless stream is cut while it is still cheap.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
 
 impl Default for RetryPolicy {
     fn default() -> Self {
@@ -39,6 +50,8 @@ impl Default for RetryPolicy {
             max_retry_after: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(120),
             connect_timeout: Duration::from_secs(15),
+            request_timeout: Duration::from_secs(600),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 }
@@ -141,6 +154,26 @@ mod tests {
             policy.decide(&status(429, Some(3600)), none, 0.5),
             RetryDecision::GiveUp
         );
+    }
+
+    #[test]
+    fn an_answer_past_the_cap_or_the_deadline_is_not_retried() {
+        let policy = RetryPolicy::default();
+        let too_large = ModelError::ResponseTooLarge {
+            url: "u".into(),
+            limit: 10,
+        };
+        let too_slow = ModelError::RequestTimeout {
+            url: "u".into(),
+            after: Duration::from_secs(1),
+        };
+        for error in [too_large, too_slow] {
+            assert_eq!(
+                policy.decide(&error, RetryCounts::default(), 0.5),
+                RetryDecision::GiveUp,
+                "{error}"
+            );
+        }
     }
 
     #[test]

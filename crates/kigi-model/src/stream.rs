@@ -4,13 +4,21 @@
 //! provider's decoder, and on a failure asks [`RetryPolicy::decide`] what to do. A retry is
 //! announced as [`ModelEvent::Retrying`] before the request goes out again.
 //!
+//! Two bounds hold a busy stream, which the idle timeout alone cannot: the whole request
+//! (retries and their waits included) ends at `request_timeout` after its first send, and one
+//! response's body may not pass `max_response_bytes`. Either is a typed, non-retried error, so
+//! an endless stream of keep-alive comments or data ends a turn with a message naming the
+//! `[retry]` key to raise, not a hang or an out-of-memory abort.
+//!
 //! The rule: every await here races the cancellation token and has a ceiling (the idle
-//! timeout, or the retry wait the policy capped), so nothing can hang a caller.
+//! timeout, the request deadline, or the retry wait the policy capped), so nothing can hang a
+//! caller; every error leaves through [`crate::redaction::Redactor`].
 
 use std::collections::VecDeque;
 use std::hash::{BuildHasher, RandomState};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::anthropic::AnthropicDecoder;
@@ -27,6 +35,14 @@ use crate::sse::SseParser;
 /// Error bodies longer than this are cut before they reach a message.
 const MAX_ERROR_BODY: usize = 2_000;
 
+/// At most this much of an error response's body is read (it is parsed as JSON, so a little
+/// more than is shown); the rest is never downloaded.
+const MAX_ERROR_READ: usize = 64 * 1024;
+
+/// A deadline further away than this is treated as this (about 30 years), so adding it to
+/// the clock cannot overflow.
+const FURTHEST_DEADLINE: Duration = Duration::from_secs(30 * 365 * 24 * 3600);
+
 /// A streamed model answer. Call [`ModelStream::next`] until it returns `None`.
 #[derive(Debug)]
 pub struct ModelStream {
@@ -38,6 +54,8 @@ pub struct ModelStream {
     pending: VecDeque<ModelEvent>,
     spent: RetryCounts,
     jitter: RandomState,
+    /// Set at the first poll: `request_timeout` from then.
+    deadline: Option<Instant>,
 }
 
 enum State {
@@ -61,6 +79,8 @@ struct Body {
     response: reqwest::Response,
     parser: SseParser,
     decoder: Box<dyn StreamDecoder>,
+    /// Body bytes received so far, against `max_response_bytes`.
+    received: u64,
 }
 
 impl ModelStream {
@@ -79,6 +99,7 @@ impl ModelStream {
             pending: VecDeque::new(),
             spent: RetryCounts::default(),
             jitter: RandomState::new(),
+            deadline: None,
         }
     }
 
@@ -89,6 +110,31 @@ impl ModelStream {
 
     /// The next event, an error that ended the stream, or `None` when the answer is complete.
     pub async fn next(&mut self) -> Option<Result<ModelEvent, ModelError>> {
+        if let Some(event) = self.pending.pop_front() {
+            return Some(Ok(event));
+        }
+        if matches!(self.state, State::Done) {
+            return None;
+        }
+        let timeout = self.policy.request_timeout;
+        let deadline = *self
+            .deadline
+            .get_or_insert_with(|| Instant::now() + timeout.min(FURTHEST_DEADLINE));
+        match tokio::time::timeout_at(deadline, self.advance()).await {
+            Ok(step) => step,
+            Err(_) => {
+                self.state = State::Done;
+                self.pending.clear();
+                Some(Err(self.call.redactor.error(ModelError::RequestTimeout {
+                    url: self.call.shown_url.clone(),
+                    after: timeout,
+                })))
+            }
+        }
+    }
+
+    /// [`ModelStream::next`] without the request deadline.
+    async fn advance(&mut self) -> Option<Result<ModelEvent, ModelError>> {
         loop {
             if let Some(event) = self.pending.pop_front() {
                 return Some(Ok(event));
@@ -103,7 +149,7 @@ impl ModelStream {
                     Err(error) => Err(error),
                 },
                 State::Streaming(body) => {
-                    let url = &self.call.url;
+                    let url = &self.call.shown_url;
                     Self::read(body, url, &self.policy, &self.cancel, &mut self.pending).await
                 }
             };
@@ -111,6 +157,7 @@ impl ModelStream {
                 Ok(true) => self.state = State::Done,
                 Ok(false) => {}
                 Err(error) => {
+                    let error = self.call.redactor.error(error);
                     if let Some(error) = self.retry_or_fail(error).await {
                         self.state = State::Done;
                         self.pending.clear();
@@ -123,10 +170,10 @@ impl ModelStream {
 
     /// Sends the call and checks the status; the body is read later, chunk by chunk.
     async fn send(&mut self) -> Result<Body, ModelError> {
-        let url = self.call.url.clone();
+        let url = self.call.shown_url.clone();
         let request = self
             .http
-            .post(&url)
+            .post(&self.call.url)
             .headers(self.call.headers.clone())
             .body(self.call.body.clone())
             .send();
@@ -152,6 +199,7 @@ impl ModelStream {
             response,
             parser: SseParser::new(),
             decoder,
+            received: 0,
         })
     }
 
@@ -178,6 +226,14 @@ impl ModelStream {
             }
             Ok(Err(e)) => return Err(transport(url, &e)),
             Ok(Ok(Some(bytes))) => {
+                let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+                body.received = body.received.saturating_add(size);
+                if body.received > policy.max_response_bytes {
+                    return Err(ModelError::ResponseTooLarge {
+                        url: url.to_owned(),
+                        limit: policy.max_response_bytes,
+                    });
+                }
                 for event in body.parser.push(&bytes) {
                     body.decoder
                         .decode(&event, &mut out)
@@ -235,16 +291,13 @@ impl ModelStream {
         status: u16,
         response: reqwest::Response,
     ) -> ModelError {
-        let retry_after = retry_after(response.headers());
+        let retry_after = retry_after(response.headers(), SystemTime::now());
         let body = tokio::select! {
             biased;
             () = self.cancel.cancelled() => return ModelError::Cancelled,
-            body = tokio::time::timeout(self.policy.idle_timeout, response.bytes()) => body,
+            body = tokio::time::timeout(self.policy.idle_timeout, error_body(response)) => body,
         };
-        let text = match body {
-            Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-            _ => String::new(),
-        };
+        let text = body.unwrap_or_default();
         let parsed = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|value| error_object(&value));
@@ -264,19 +317,44 @@ impl ModelStream {
     }
 }
 
-/// `retry-after-ms` (OpenAI) or `retry-after` in seconds. An HTTP-date form is not honoured:
-/// no provider kigi talks to sends one.
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let number = |name: &str| {
+/// The first [`MAX_ERROR_READ`] bytes of an error body, as text; a body that breaks off
+/// gives what arrived.
+async fn error_body(mut response: reqwest::Response) -> String {
+    let mut bytes = Vec::new();
+    while bytes.len() < MAX_ERROR_READ {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = MAX_ERROR_READ - bytes.len();
+                bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// `retry-after-ms` (OpenAI), else `retry-after` as seconds or as an HTTP date (RFC 7231
+/// IMF-fixdate, or the obsolete RFC 850 and asctime forms), counted from `now`. A date in the
+/// past means "now".
+fn retry_after(headers: &reqwest::header::HeaderMap, now: SystemTime) -> Option<Duration> {
+    let text = |name: &str| {
         headers
             .get(name)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
+            .map(str::trim)
+    };
+    let number = |name: &str| {
+        text(name)
+            .and_then(|v| v.parse::<f64>().ok())
             .filter(|v| v.is_finite() && *v >= 0.0)
     };
     number("retry-after-ms")
         .map(|ms| Duration::from_secs_f64(ms / 1000.0))
         .or_else(|| number("retry-after").map(Duration::from_secs_f64))
+        .or_else(|| {
+            let date = httpdate::parse_http_date(text("retry-after")?).ok()?;
+            Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+        })
 }
 
 /// A transport error's causes. reqwest's own top line repeats the URL the error already
@@ -314,5 +392,66 @@ fn fault_error(url: &str, fault: DecodeFault) -> ModelError {
             provider_message: message,
             class,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::{HeaderMap, HeaderValue};
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    /// 1994-11-06T08:49:37Z, the date of RFC 7231's examples.
+    fn rfc_example_time() -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777)
+    }
+
+    #[test]
+    fn retry_after_as_an_http_date_is_the_time_until_that_date() {
+        let now = rfc_example_time() - Duration::from_secs(3);
+        for date in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+        ] {
+            let map = headers(&[("retry-after", date)]);
+            assert_eq!(
+                retry_after(&map, now),
+                Some(Duration::from_secs(3)),
+                "{date}"
+            );
+        }
+    }
+
+    #[test]
+    fn retry_after_as_a_past_date_means_now() {
+        let map = headers(&[("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]);
+        let later = rfc_example_time() + Duration::from_secs(60);
+        assert_eq!(retry_after(&map, later), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn retry_after_numbers_win_and_garbage_is_ignored() {
+        let now = rfc_example_time();
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "7")]), now),
+            Some(Duration::from_secs(7))
+        );
+        assert_eq!(
+            retry_after(
+                &headers(&[("retry-after-ms", "250"), ("retry-after", "7")]),
+                now
+            ),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(retry_after(&headers(&[("retry-after", "soon")]), now), None);
+        assert_eq!(retry_after(&headers(&[]), now), None);
     }
 }

@@ -105,6 +105,24 @@ pub enum Fault {
     Incomplete,
     /// The first half of the answer, then silence until the client goes away.
     Hang,
+    /// The first half of the answer, then an SSE keep-alive comment (`: keep-alive`) every
+    /// `interval_ms` until the client goes away: a stream that is never idle and never ends.
+    KeepAlive {
+        #[serde(default = "default_keep_alive_ms")]
+        interval_ms: u64,
+    },
+    /// The first half of the answer, then its last event sent again and again, as fast as
+    /// the client reads, until the client goes away. With a text step longer than a few
+    /// chunks that event is a text fragment, so the client sees an answer that never ends.
+    EndlessData,
+    /// HTTP 429 with `Retry-After` as an HTTP date (RFC 7231 IMF-fixdate) `after_ms` from
+    /// now, rounded up to the next whole second (the date's resolution), and no
+    /// `retry-after-ms`.
+    RateLimitedUntil { after_ms: u64 },
+}
+
+fn default_keep_alive_ms() -> u64 {
+    1_000
 }
 
 /// A script file that cannot be used.
@@ -256,6 +274,30 @@ steps:
         assert_eq!(
             script.steps[0].tool_calls[0].arguments_text(),
             r#"{"path":"README.md"}"#
+        );
+        let endless = dir.join("endless.yaml");
+        std::fs::write(
+            &endless,
+            r#"
+steps:
+  - text: never ends
+    faults:
+      - {kind: keep_alive}
+      - {kind: keep_alive, interval_ms: 20}
+      - {kind: endless_data}
+      - {kind: rate_limited_until, after_ms: 2000}
+"#,
+        )
+        .unwrap();
+        let set = ScriptSet::load(&endless).unwrap();
+        assert_eq!(
+            set.scripts[0].steps[0].faults,
+            vec![
+                Fault::KeepAlive { interval_ms: 1_000 },
+                Fault::KeepAlive { interval_ms: 20 },
+                Fault::EndlessData,
+                Fault::RateLimitedUntil { after_ms: 2_000 },
+            ]
         );
         let bad = dir.join("bad.json");
         std::fs::write(&bad, r#"{"steps": [{"txt": "x"}]}"#).unwrap();

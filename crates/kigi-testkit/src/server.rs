@@ -5,7 +5,7 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -282,6 +282,9 @@ async fn handle(
         Some(Fault::Disconnect) => "disconnect".into(),
         Some(Fault::Incomplete) => "incomplete".into(),
         Some(Fault::Hang) => "hang".into(),
+        Some(Fault::KeepAlive { .. }) => "keep_alive".into(),
+        Some(Fault::EndlessData) => "endless_data".into(),
+        Some(Fault::RateLimitedUntil { .. }) => "status 429 until date".into(),
     };
     let log_index = shared.record(record);
     // hyper drops this future if the client hangs up before the answer starts (during the
@@ -312,6 +315,18 @@ async fn handle(
                 "retry-after",
                 hyper::header::HeaderValue::from(ms.div_ceil(1000)),
             );
+        }
+        left_early.disarm();
+        return Ok(response);
+    }
+    if let Some(Fault::RateLimitedUntil { after_ms }) = &fault {
+        let mut response = json_response(
+            429,
+            &wire.error_body("rate_limit_exceeded", "scripted HTTP 429 until a date"),
+        );
+        let date = httpdate::fmt_http_date(whole_second_after(SystemTime::now(), *after_ms));
+        if let Ok(value) = hyper::header::HeaderValue::from_str(&date) {
+            response.headers_mut().insert("retry-after", value);
         }
         left_early.disarm();
         return Ok(response);
@@ -398,7 +413,36 @@ async fn feed(
         }
     }
     match fault {
-        None | Some(Fault::Incomplete) | Some(Fault::Status { .. }) => {}
+        None
+        | Some(Fault::Incomplete)
+        | Some(Fault::Status { .. })
+        | Some(Fault::RateLimitedUntil { .. }) => {}
+        Some(Fault::KeepAlive { interval_ms }) => {
+            let interval = Duration::from_millis(interval_ms.max(1));
+            loop {
+                tokio::select! {
+                    () = tx.closed() => break,
+                    () = tokio::time::sleep(interval) => {
+                        let comment = Bytes::from_static(b": keep-alive\n\n");
+                        if tx.send(Ok(comment)).await.is_err() || client_left(&probe) {
+                            break;
+                        }
+                    }
+                }
+            }
+            shared.client_gone(log_index);
+        }
+        Some(Fault::EndlessData) => {
+            let last = chunks
+                .get(half.saturating_sub(1))
+                .cloned()
+                .unwrap_or_default();
+            let last = Bytes::from(last);
+            // Each send waits for room in the body channel, so this runs at the client's pace
+            // and ends when hyper drops the body (the client hung up).
+            while tx.send(Ok(last.clone())).await.is_ok() {}
+            shared.client_gone(log_index);
+        }
         Some(Fault::Disconnect) => {
             let _ = tx
                 .send(Err(std::io::Error::other("scripted disconnect")))
@@ -432,6 +476,14 @@ async fn feed(
             shared.client_gone(log_index);
         }
     }
+}
+
+/// `after_ms` past `now`, rounded up to a whole second.
+fn whole_second_after(now: SystemTime, after_ms: u64) -> SystemTime {
+    let target = now + Duration::from_millis(after_ms);
+    let since = target.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let seconds = since.as_secs() + u64::from(since.subsec_nanos() > 0);
+    UNIX_EPOCH + Duration::from_secs(seconds)
 }
 
 fn default_code(status: u16) -> &'static str {

@@ -12,6 +12,7 @@ mod catalog;
 mod clamp;
 mod context;
 mod overrides;
+pub mod process_group;
 mod registry;
 mod schema;
 mod shell;

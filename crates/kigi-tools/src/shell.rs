@@ -11,6 +11,8 @@ use tokio::io::AsyncReadExt;
 use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
+use crate::process_group::ProcessGroup;
+
 /// After the command exits, how long to wait for its pipes to drain: a process it left running
 /// in the background may hold them open forever.
 const DRAIN_CEILING: Duration = Duration::from_millis(500);
@@ -74,13 +76,22 @@ pub enum Ending {
     Cancelled,
 }
 
+/// A started command: the child, the readers collecting its output, and its process group.
+#[derive(Debug)]
+pub struct Spawned {
+    pub child: Child,
+    pub readers: Vec<tokio::task::JoinHandle<()>>,
+    /// Killed when dropped: nothing the command started outlives the call or task.
+    pub group: ProcessGroup,
+}
+
 /// Starts `command` under `sh -c` in `cwd`, in a new process group, with output collected
 /// into `buffer` by background readers.
 pub fn spawn(
     command: &str,
     cwd: &Path,
     buffer: Arc<Mutex<OutputBuffer>>,
-) -> std::io::Result<(Child, Vec<tokio::task::JoinHandle<()>>)> {
+) -> std::io::Result<Spawned> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -91,6 +102,7 @@ pub fn spawn(
         .process_group(0)
         .kill_on_drop(true)
         .spawn()?;
+    let group = ProcessGroup::track(child.id().unwrap_or_default());
     let mut readers = Vec::new();
     if let Some(stdout) = child.stdout.take() {
         readers.push(tokio::spawn(read_into(stdout, Arc::clone(&buffer))));
@@ -98,7 +110,11 @@ pub fn spawn(
     if let Some(stderr) = child.stderr.take() {
         readers.push(tokio::spawn(read_into(stderr, buffer)));
     }
-    Ok((child, readers))
+    Ok(Spawned {
+        child,
+        readers,
+        group,
+    })
 }
 
 async fn read_into(mut pipe: impl tokio::io::AsyncRead + Unpin, buffer: Arc<Mutex<OutputBuffer>>) {
@@ -113,14 +129,20 @@ async fn read_into(mut pipe: impl tokio::io::AsyncRead + Unpin, buffer: Arc<Mute
     }
 }
 
-/// Waits for `child` to exit, up to `timeout` (none: no limit) or until `cancel`; kills its
-/// process group otherwise. Then lets the readers drain, up to a ceiling.
+/// Waits for the command to exit, up to `timeout` (none: no limit) or until `cancel`. Then
+/// its whole process group is killed, so whatever it left running in the background ends with
+/// it (long-lived processes belong in background tasks), and the readers drain, up to a
+/// ceiling.
 pub async fn wait(
-    child: &mut Child,
-    readers: Vec<tokio::task::JoinHandle<()>>,
+    spawned: Spawned,
     timeout: Option<Duration>,
     cancel: &CancellationToken,
 ) -> Ending {
+    let Spawned {
+        mut child,
+        readers,
+        group,
+    } = spawned;
     let limit = async {
         match timeout {
             Some(timeout) => tokio::time::sleep(timeout).await,
@@ -135,26 +157,12 @@ pub async fn wait(
         () = limit => Ending::TimedOut(timeout.unwrap_or_default()),
         () = cancel.cancelled() => Ending::Cancelled,
     };
-    if matches!(ending, Ending::TimedOut(_) | Ending::Cancelled) {
-        kill_group(child).await;
-    }
+    group.kill();
+    let _ = child.kill().await;
     for reader in readers {
         let _ = tokio::time::timeout(DRAIN_CEILING, reader).await;
     }
     ending
-}
-
-/// Kills the child's whole process group, then the child.
-pub async fn kill_group(child: &mut Child) {
-    if let Some(pid) = child.id() {
-        // `kill` on the negative pid reaches the group; no unsafe signal call needed.
-        let _ = std::process::Command::new("kill")
-            .args(["-KILL", "--", &format!("-{pid}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-    let _ = child.kill().await;
 }
 
 #[cfg(test)]

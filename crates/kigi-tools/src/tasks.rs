@@ -66,13 +66,13 @@ impl TaskRegistry {
     pub fn start(&self, command: &str, cwd: &Path, output_limit: usize) -> Result<String, String> {
         let id = format!("task-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
         let output = Arc::new(Mutex::new(OutputBuffer::new(output_limit)));
-        let (mut child, readers) =
-            shell::spawn(command, cwd, Arc::clone(&output)).map_err(|e| e.to_string())?;
+        let spawned = shell::spawn(command, cwd, Arc::clone(&output)).map_err(|e| e.to_string())?;
         let (state_tx, state_rx) = watch::channel(TaskState::Running);
         let cancel = CancellationToken::new();
         let task_cancel = cancel.clone();
         tokio::spawn(async move {
-            let ending = shell::wait(&mut child, readers, None, &task_cancel).await;
+            // Dropped with the runtime, this future's process group dies with it.
+            let ending = shell::wait(spawned, None, &task_cancel).await;
             let _ = state_tx.send(TaskState::Ended(ending));
         });
         let task = Task {

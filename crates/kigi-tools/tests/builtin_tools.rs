@@ -344,3 +344,79 @@ async fn with_a_write_root_file_tools_cannot_write_outside_it() {
     assert_eq!(ws.read("outside.txt"), "keep");
     assert!(!ws.context.cwd.join("sneaky.txt").exists());
 }
+
+/// Whether process `pid` still runs a few seconds on (zombies do not count). A killed process
+/// may take a moment to go; one nobody killed sleeps far past this ceiling.
+fn still_running(pid: &str) -> bool {
+    assert!(!pid.trim().is_empty(), "no pid was written");
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+            .map(|stat| {
+                !stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(false)
+    };
+    let ceiling = std::time::Instant::now() + Duration::from_secs(5);
+    while alive() {
+        if std::time::Instant::now() >= ceiling {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+/// A shell line that starts a sleeper in the background, writing its pid to `pid`.
+const LEAVE_A_SLEEPER: &str =
+    "sh -c 'echo $$ > pid; exec sleep 60' & while [ ! -s pid ]; do sleep 0.01; done; echo started";
+
+#[tokio::test]
+async fn a_foreground_command_leaves_nothing_running_when_it_ends() {
+    let ws = Workspace::new();
+    let out = ws
+        .call("run_terminal_cmd", json!({"command": LEAVE_A_SLEEPER}))
+        .await
+        .unwrap();
+    assert!(out.content.contains("started"), "{}", out.content);
+    assert!(
+        !still_running(&ws.read("pid")),
+        "the sleeper outlived the call"
+    );
+}
+
+#[test]
+fn a_background_task_dies_with_the_runtime_that_ran_it() {
+    let ws = Workspace::new();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let out = ws
+            .call(
+                "run_terminal_cmd",
+                // A grandchild: killing only the task's own `sh` would leave it running.
+                json!({"command": "sh -c 'echo $$ > pid; exec sleep 60'; true", "background": true}),
+            )
+            .await
+            .unwrap();
+        assert!(out.content.contains("task-1"), "{}", out.content);
+        let path = ws.context.cwd.join("pid");
+        let ceiling = std::time::Instant::now() + Duration::from_secs(10);
+        while std::fs::read_to_string(&path).map_or(true, |p| p.trim().is_empty()) {
+            assert!(std::time::Instant::now() < ceiling, "the task never started");
+            tokio::task::yield_now().await;
+        }
+    });
+    // The process exits without anyone cancelling the task: the runtime drops its future.
+    drop(runtime);
+    assert!(
+        !still_running(&ws.read("pid")),
+        "the background task outlived kigi"
+    );
+}

@@ -66,7 +66,7 @@ pub fn run(prompt: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
             permission_mode: Some(PermissionMode::Plan),
             ..OpenRequest::new(&cwd)
         })?;
-        let code = run_session(session, prompt, format).await;
+        let code = run_session(session, prompt, format, false).await;
         drop(server);
         code
     })

@@ -8,6 +8,7 @@ pub mod overlays;
 pub mod print;
 pub mod progress;
 pub mod sessions;
+pub mod signals;
 pub mod swarm;
 pub mod trust;
 pub mod worktree;
@@ -42,23 +43,9 @@ pub fn session_host() -> anyhow::Result<kigi_core::host::SessionHost> {
     Ok(host)
 }
 
-/// Interrupts the running turn of `session` on Ctrl-C (its tools and foreground children
-/// too). Needs a runtime.
-pub fn interrupt_on_ctrl_c(session: &kigi_core::host::SessionControl) {
-    let session = session.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = session.submit(kigi_protocol::HostCommand::Interrupt);
-        }
-    });
-}
-
-/// Cancels `token` on Ctrl-C (a swarm, and every member under it). Needs a runtime.
-pub fn cancel_on_ctrl_c(token: &kigi_model::CancellationToken) {
+/// Cancels `token` on Ctrl-C, SIGTERM or SIGHUP (a swarm, and every member under it); a
+/// second one exits at once.
+pub fn cancel_on_signal(token: &kigi_model::CancellationToken) {
     let token = token.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            token.cancel();
-        }
-    });
+    signals::on_ending_signal(move || token.cancel());
 }

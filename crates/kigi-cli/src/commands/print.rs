@@ -8,11 +8,16 @@ use std::sync::Arc;
 use anyhow::Context;
 use kigi_agent::PermissionMode;
 use kigi_core::host::{AgentChoice, HostError, HostedSession, OpenRequest, SessionStart};
-use kigi_core::subagent::EnvLookup;
+use kigi_core::subagent::{DEFAULT_CHILD_TIMEOUT, EnvLookup};
+use kigi_model::CancellationToken;
 use kigi_model::{ModelConfigError, ModelFlags};
+use kigi_protocol::HostCommand;
 
 use super::demo;
 use super::progress::{self, OutputFormat};
+
+/// How long the exit waits for blocking work still running (a tool stuck in a system call).
+const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Everything `kigi -p` was told.
 #[derive(Debug, Clone)]
@@ -25,6 +30,8 @@ pub struct PrintArgs {
     pub resume: Option<String>,
     pub continue_last: bool,
     pub or_demo: bool,
+    /// `--no-wait`: cancel background children still running at the answer.
+    pub no_wait: bool,
     pub model: ModelFlags,
 }
 
@@ -52,7 +59,7 @@ pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     };
     let ran = runtime.block_on(async {
         match host.open(request) {
-            Ok(session) => run_session(session, &args.prompt, args.format)
+            Ok(session) => run_session(session, &args.prompt, args.format, args.no_wait)
                 .await
                 .map(Some),
             Err(HostError::Model(
@@ -66,8 +73,10 @@ pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
             }
             Err(error) => Err(error.into()),
         }
-    })?;
-    match ran {
+    });
+    // A tool stuck in a system call (a FIFO read on the blocking pool) must not hold the exit.
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    match ran? {
         Some(code) => Ok(code),
         None => demo::run(&args.prompt, args.format),
     }
@@ -78,19 +87,31 @@ pub fn process_env() -> EnvLookup {
     Arc::new(|name: &str| std::env::var(name).ok())
 }
 
-/// Runs one turn of an open session, shows its events as they come, and prints the result.
+/// Runs one turn of an open session, shows its events as they come, waits for the background
+/// children it started (unless `no_wait`), and prints the result.
 pub async fn run_session(
     mut session: HostedSession,
     prompt: &str,
     format: OutputFormat,
+    no_wait: bool,
 ) -> anyhow::Result<ExitCode> {
     for warning in session.warnings() {
         eprintln!("kigi: warning: {warning}");
     }
     let control = session.control();
-    super::interrupt_on_ctrl_c(&control);
+    // The first signal interrupts the turn and stops the wait for children; a second exits.
+    let stop = CancellationToken::new();
+    {
+        let (control, stop) = (control.clone(), stop.clone());
+        super::signals::on_ending_signal(move || {
+            let _ = control.submit(HostCommand::Interrupt);
+            stop.cancel();
+        });
+    }
+    let coordinator = Arc::clone(session.coordinator());
+    let id = session.id().to_owned();
+    let events = session.events();
     let outcome = {
-        let events = session.events();
         let turn = control.run_turn(prompt);
         tokio::pin!(turn);
         loop {
@@ -101,11 +122,40 @@ pub async fn run_session(
             }
         }
     };
-    let id = session.id().to_owned();
-    // Children still running end with the session; their last events are shown.
+    let background = coordinator.running();
+    if !background.is_empty() && !no_wait && !stop.is_cancelled() {
+        eprintln!(
+            "kigi: waiting for {} background subagent(s) to finish ({}); Ctrl-C stops them, --no-wait does not wait",
+            background.len(),
+            background.join(", ")
+        );
+        let waited = coordinator.wait_all(DEFAULT_CHILD_TIMEOUT);
+        tokio::pin!(waited);
+        loop {
+            tokio::select! {
+                biased;
+                Some(event) = events.next() => progress::show_event(format, &event),
+                _ = &mut waited => break,
+                () = stop.cancelled() => break,
+            }
+        }
+    }
+    let cancelled = coordinator.running();
+    if !cancelled.is_empty() {
+        eprintln!(
+            "kigi: cancelling {} background subagent(s) still running: {}",
+            cancelled.len(),
+            cancelled.join(", ")
+        );
+    }
+    // Children still running end with the session (their transcripts record it); their last
+    // events are shown.
     let mut events = session.shutdown().await;
     while let Some(event) = events.next().await {
         progress::show_event(format, &event);
     }
-    Ok(ExitCode::from(progress::finish(format, &id, &outcome)))
+    let outcomes = coordinator.results_of(&background);
+    Ok(ExitCode::from(progress::finish(
+        format, &id, &outcome, &outcomes,
+    )))
 }

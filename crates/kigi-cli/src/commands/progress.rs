@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use kigi_core::subagent::SubagentResult;
 use kigi_core::{TurnError, TurnSummary};
 use kigi_protocol::{HostEvent, HostEventBody, HostNotice, SessionEvent, ToolStatus};
 use serde_json::json;
@@ -131,17 +132,32 @@ fn status_word(status: ToolStatus) -> &'static str {
 }
 
 /// Prints the end of a run and returns its exit code: 0, 1 for a failure, 130 for Ctrl-C.
+/// `background` are the outcomes of the background children the run waited for (or
+/// cancelled).
 pub fn finish(
     format: OutputFormat,
     session_id: &str,
     outcome: &Result<TurnSummary, TurnError>,
+    background: &[SubagentResult],
 ) -> u8 {
     let code = match outcome {
         Ok(_) => 0,
         Err(TurnError::Cancelled) => 130,
         Err(_) => 1,
     };
-    let result = match outcome {
+    let children: Vec<serde_json::Value> = background
+        .iter()
+        .map(|child| {
+            json!({
+                "id": child.id, "subagent_type": child.agent_type,
+                "description": child.description, "status": child.status.as_str(),
+                "result": child.message, "error": child.error,
+                "duration_ms": u64::try_from(child.duration.as_millis()).unwrap_or(u64::MAX),
+                "tokens": child.usage.input_tokens + child.usage.output_tokens,
+            })
+        })
+        .collect();
+    let mut result = match outcome {
         Ok(summary) => json!({
             "type": "result", "is_error": false, "session_id": session_id,
             "result": summary.text, "steps": summary.steps, "tool_calls": summary.tool_calls,
@@ -153,6 +169,27 @@ pub fn finish(
             "error": {"code": error.code(), "message": error.to_string()},
         }),
     };
+    if !children.is_empty() {
+        result["subagents"] = serde_json::Value::Array(children);
+    }
+    if format == OutputFormat::Text {
+        for child in background {
+            let said = child
+                .error
+                .as_deref()
+                .unwrap_or(&child.message)
+                .lines()
+                .next()
+                .unwrap_or("");
+            eprintln!(
+                "kigi: background {} ({}) {} in {:.1}s: {said}",
+                child.id,
+                child.agent_type,
+                child.status.as_str(),
+                child.duration.as_secs_f64()
+            );
+        }
+    }
     match (format, outcome) {
         (OutputFormat::Text, Ok(summary)) => println!("{}", summary.text),
         (OutputFormat::Text, Err(_)) => {}

@@ -103,7 +103,7 @@ pub fn run(
                 }
             })
         });
-        super::cancel_on_ctrl_c(swarm.cancel());
+        super::cancel_on_signal(swarm.cancel());
         let total = request.items.len();
         let terminal = std::io::stderr().is_terminal();
         let report = run_swarm(
@@ -120,6 +120,15 @@ pub fn run(
         })?;
         if terminal {
             eprintln!();
+        }
+        // Members past the deadline are not left to die with the process unannounced.
+        let left = swarm.wind_down().await;
+        if !left.is_empty() {
+            eprintln!(
+                "kigi: {} member(s) still running at the swarm's deadline were cancelled: {}",
+                left.len(),
+                left.join(", ")
+            );
         }
         anyhow::Ok((report, swarm, printer))
     })?;

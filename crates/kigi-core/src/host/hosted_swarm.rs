@@ -12,6 +12,9 @@ use crate::session_store::{SessionWriter, StoreError};
 use crate::subagent::Coordinator;
 use crate::swarm::SwarmReport;
 
+/// How long `wind_down` waits for cancelled members.
+const WIND_DOWN: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// An open swarm session.
 #[derive(Debug)]
 pub struct HostedSwarm {
@@ -58,6 +61,17 @@ impl HostedSwarm {
     /// The members' events (taken once: whoever reads them must keep reading, or they queue).
     pub fn take_events(&mut self) -> Option<EventStream> {
         self.events.take()
+    }
+
+    /// Cancels the members still running and waits (at most ten seconds) for them to wind
+    /// down, so their transcripts end with `turn_end`. Returns the ids that were running.
+    pub async fn wind_down(&self) -> Vec<String> {
+        let running = self.coordinator.running();
+        if !running.is_empty() {
+            self.cancel.cancel();
+            self.coordinator.wait_all(WIND_DOWN).await;
+        }
+        running
     }
 
     /// Records the aggregate and the end of the swarm. The event stream ends with `self`.

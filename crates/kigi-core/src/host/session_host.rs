@@ -261,10 +261,19 @@ impl SessionHost {
         })?;
         let (sink, events) = event_channel();
         let cancel = CancellationToken::new();
+        // Nobody else waits here: members are awaited up to the swarm's deadline, never moved
+        // to the background by a foreground budget.
+        let mut discovery = self.discovery.clone();
+        discovery.subagents.await_budget_ms = Some(
+            discovery
+                .swarm
+                .deadline_ms
+                .unwrap_or(kigi_agent::SwarmConfig::DEFAULT_DEADLINE_MS),
+        );
         let coordinator = Coordinator::new(CoordinatorSetup {
             session_id: session_id.clone(),
             store: self.store.clone(),
-            discovery: self.discovery.clone(),
+            discovery,
             models: self.models.clone(),
             base_url_override: request.model.base_url.clone(),
             env: Arc::clone(&self.env),

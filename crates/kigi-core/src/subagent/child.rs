@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::result::{ChildStatus, SubagentResult};
@@ -55,6 +55,8 @@ pub(crate) struct Child {
     pub inbox: Arc<MessageQueue>,
     /// The child's way into the host's event stream.
     pub events: AgentEmitter,
+    /// The session's running slots (`[subagents] max_concurrent`): a turn holds one.
+    pub slots: Arc<Semaphore>,
 }
 
 impl Child {
@@ -90,6 +92,18 @@ impl Child {
         let started = Instant::now();
         let cancel = self.cancel.clone();
         let mut timed_out = false;
+        // A turn runs only in a free slot; a child cancelled while it waits still records
+        // its (cancelled) turn below.
+        let _slot = match Arc::clone(&self.slots).try_acquire_owned() {
+            Ok(slot) => Some(slot),
+            Err(_) => {
+                self.events.activity("Waiting for a free slot".to_owned());
+                tokio::select! {
+                    slot = Arc::clone(&self.slots).acquire_owned() => slot.ok(),
+                    () = cancel.cancelled() => None,
+                }
+            }
+        };
         let outcome = {
             let turn = session.run_turn(&prompt, &cancel);
             tokio::pin!(turn);

@@ -88,6 +88,8 @@ pub struct Coordinator {
     /// Messages for the parent's next step, by the child they are about.
     inbox: Arc<MessageQueue>,
     pub(super) tree: Option<Arc<TreeMeter>>,
+    /// Running slots for children (`[subagents] max_concurrent`).
+    slots: Arc<tokio::sync::Semaphore>,
     /// One model client per alias, shared by every child (see `client_for`).
     pub(super) clients: Mutex<std::collections::HashMap<String, ModelClient>>,
     next_id: AtomicU64,
@@ -133,6 +135,14 @@ impl Coordinator {
             .max_tokens_per_tree
             .map(|limit| Arc::new(TreeMeter::new(limit)));
         let existing = existing_children(&setup.store, &setup.session_id);
+        let slots = Arc::new(tokio::sync::Semaphore::new(
+            setup
+                .discovery
+                .subagents
+                .max_concurrent
+                .unwrap_or(kigi_agent::SubagentsConfig::DEFAULT_MAX_CONCURRENT)
+                .max(1),
+        ));
         let paths = setup.discovery.paths.clone();
         let personas =
             kigi_agent::PersonaSet::discover(&setup.discovery.subagents, &paths, &setup.cwd);
@@ -145,6 +155,7 @@ impl Coordinator {
             inbox: Arc::new(MessageQueue::default()),
             tree,
             clients: Mutex::default(),
+            slots,
             next_id: AtomicU64::new(existing),
             await_budget,
             timeout,
@@ -199,6 +210,35 @@ impl Coordinator {
     /// Ids of every child, in start order.
     pub fn ids(&self) -> Vec<String> {
         lock(&self.children).iter().map(|c| c.id.clone()).collect()
+    }
+
+    /// Ids of the children running now, in start order.
+    pub fn running(&self) -> Vec<String> {
+        lock(&self.children)
+            .iter()
+            .filter(|c| !c.finished())
+            .map(|c| c.id.clone())
+            .collect()
+    }
+
+    /// Waits until every child has finished its turn, at most `ceiling` in all. Returns the
+    /// ids of those still running at the ceiling.
+    pub async fn wait_all(&self, ceiling: Duration) -> Vec<String> {
+        let deadline = tokio::time::Instant::now() + ceiling;
+        let children = lock(&self.children).clone();
+        for child in &children {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            child.wait(left).await;
+        }
+        self.running()
+    }
+
+    /// The last results of `ids` (children that have finished a turn), in that order.
+    pub fn results_of(&self, ids: &[String]) -> Vec<SubagentResult> {
+        ids.iter()
+            .filter_map(|id| self.child(id))
+            .filter_map(|child| lock(&child.result).clone())
+            .collect()
     }
 
     /// Starts a child. `turn_cancel` stops a foreground wait (and its child).
@@ -335,6 +375,7 @@ impl Coordinator {
             session: Mutex::new(None),
             inbox: child_inbox,
             events,
+            slots: Arc::clone(&self.slots),
         });
         lock(&self.children).push(Arc::clone(&child));
         tokio::spawn(Arc::clone(&child).run_turn(

@@ -74,14 +74,13 @@ impl Tool for RunTerminalCmd {
                 .map_or(context.bash.timeout, Duration::from_secs_f64)
                 .min(MAX_TIMEOUT);
             let buffer = Arc::new(Mutex::new(OutputBuffer::new(context.bash.output_limit)));
-            let (mut child, readers) =
-                match shell::spawn(&command, &context.cwd, Arc::clone(&buffer)) {
-                    Ok(spawned) => spawned,
-                    Err(e) => {
-                        return Ok(ToolOutput::error(format!("cannot start `{command}`: {e}")));
-                    }
-                };
-            let ending = shell::wait(&mut child, readers, Some(timeout), &context.cancel).await;
+            let spawned = match shell::spawn(&command, &context.cwd, Arc::clone(&buffer)) {
+                Ok(spawned) => spawned,
+                Err(e) => {
+                    return Ok(ToolOutput::error(format!("cannot start `{command}`: {e}")));
+                }
+            };
+            let ending = shell::wait(spawned, Some(timeout), &context.cancel).await;
             let output = buffer.lock().map(|b| b.text()).unwrap_or_default();
             Ok(match ending {
                 Ending::Exited(0) => ToolOutput::ok(if output.is_empty() {
