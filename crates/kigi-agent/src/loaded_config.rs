@@ -34,10 +34,11 @@ impl LoadedConfig {
     /// Reads `path` (a missing file is the default configuration) and applies the overrides
     /// `env` holds. Errors name the file, and the line when the parser knows it.
     pub fn load(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        match std::fs::read_to_string(path) {
+        // A regular file up to the cap only: a FIFO or /dev/zero here must not hang a run.
+        match crate::bounded_read::read_bounded(path, crate::bounded_read::FILE_CAP_BYTES) {
             Ok(text) => Self::parse(&text, path, env),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::defaults(path, env)),
-            Err(e) => Err(ConfigError::new(path, e.to_string())),
+            Err(e) if e.is_not_found() => Ok(Self::defaults(path, env)),
+            Err(e) => Err(ConfigError::new(path, e.detail())),
         }
     }
 

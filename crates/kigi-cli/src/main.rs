@@ -5,6 +5,7 @@
 
 mod commands;
 mod logging;
+mod terminal_text;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

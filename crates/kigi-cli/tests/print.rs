@@ -1104,3 +1104,35 @@ fn a_second_ctrl_c_exits_at_once_while_a_tool_is_blocked_reading_a_fifo() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
 }
+
+#[test]
+fn control_sequences_from_tools_are_shown_not_obeyed_and_the_transcript_keeps_them() {
+    let env = Env::new(vec![
+        Step::calls(vec![(
+            "run_terminal_cmd",
+            // A title change, a clipboard write and a screen clear.
+            json!({"command": "printf '\\033]0;pwned\\007\\033]52;c;aGk=\\007\\033[2Jdone\\n'"}),
+        )]),
+        Step::text("ran it"),
+    ]);
+    let out = env.kigi(&[
+        "-p",
+        "run it",
+        "--permission-mode",
+        "dontAsk",
+        "--output-format",
+        "text",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!out.stderr.contains(&0x1b), "{:?}", stderr(&out));
+    assert!(stderr(&out).contains("^[]0;pwned^G"), "{}", stderr(&out));
+    let json = env.kigi(&["sessions", "list", "--json"]);
+    let sessions: Value = serde_json::from_str(&stdout(&json)).unwrap();
+    let id = sessions[0]["id"].as_str().unwrap();
+    let events = env.session_events(id);
+    let output = events.iter().find(|e| e["type"] == "tool_result").unwrap()["output"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(output.contains("\u{1b}]52;c;aGk="), "{output:?}");
+}

@@ -26,8 +26,12 @@ pub fn decide(mode: PermissionMode, name: &str, kind: ToolKind, read_only: bool)
             ToolKind::KillTaskAction | ToolKind::Task | ToolKind::AgentSwarm
         );
     let edits = kind.writes_files();
+    // Plan mode may delegate: the coordinator lets only read-only children start, in plan
+    // mode themselves.
+    let spawns = matches!(kind, ToolKind::Task | ToolKind::AgentSwarm);
     match mode {
         PermissionMode::DontAsk => Approval::Allow,
+        PermissionMode::Plan if spawns => Approval::Allow,
         _ if harmless && (read_only || mode != PermissionMode::Plan) => Approval::Allow,
         PermissionMode::Plan => Approval::Refuse(format!(
             "`{name}` was not run: plan mode runs read-only tools only. Present the plan instead."
@@ -89,5 +93,6 @@ mod tests {
         }
         assert!(allowed(PermissionMode::Default, KillTaskAction, false));
         assert!(!allowed(PermissionMode::Plan, KillTaskAction, false));
+        assert!(allowed(PermissionMode::Plan, ToolKind::Task, false));
     }
 }

@@ -13,7 +13,8 @@ use kigi_model::{
     Usage,
 };
 use kigi_protocol::{
-    ErrorCode, Message, SessionEvent, ToolCallMeta, ToolResult, ToolStatus, TurnEndReason,
+    ErrorCode, Message, ReminderSource, SessionEvent, ToolCallMeta, ToolResult, ToolStatus,
+    TurnEndReason,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -321,6 +322,7 @@ impl Session {
                         }
                         self.emit(SessionEvent::Reminder {
                             text: reminder.clone(),
+                            source: ReminderSource::Completion,
                         })?;
                         self.messages.push(Message::user(reminder));
                         continue;
@@ -382,7 +384,10 @@ impl Session {
         };
         for message in inbox.drain() {
             let text = format!("<system-reminder>\n{message}\n</system-reminder>");
-            self.emit(SessionEvent::Reminder { text: text.clone() })?;
+            self.emit(SessionEvent::Reminder {
+                text: text.clone(),
+                source: ReminderSource::Message,
+            })?;
             self.messages.push(Message::user(text));
         }
         Ok(())

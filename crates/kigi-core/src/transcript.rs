@@ -15,7 +15,7 @@ pub fn messages_from<'a>(events: impl IntoIterator<Item = &'a SessionEvent>) -> 
     let mut pending: Vec<String> = Vec::new();
     for event in events {
         match event {
-            SessionEvent::UserMessage { text } | SessionEvent::Reminder { text } => {
+            SessionEvent::UserMessage { text } | SessionEvent::Reminder { text, .. } => {
                 close_pending(&mut messages, &mut pending);
                 messages.push(Message::user(text.clone()));
             }

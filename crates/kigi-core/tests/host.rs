@@ -761,3 +761,69 @@ async fn at_most_max_concurrent_children_run_and_the_rest_wait_for_a_slot() {
     assert!(fx.server.wait_for(CEILING, |log| log.len() == 3).await);
     session.shutdown().await;
 }
+
+#[tokio::test]
+async fn plan_mode_spawns_read_only_subagents_and_refuses_the_rest() {
+    let fx = Fixture::new(ScriptSet {
+        scripts: vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    Step::calls(vec![
+                        ScriptedToolCall::new(
+                            "spawn_subagent",
+                            json!({"prompt": "#look around", "description": "look", "subagent_type": "explore"}),
+                        ),
+                        ScriptedToolCall::new(
+                            "spawn_subagent",
+                            json!({"prompt": "#edit things", "description": "edit", "subagent_type": "general-purpose"}),
+                        ),
+                        ScriptedToolCall::new(
+                            "spawn_subagent",
+                            json!({"prompt": "#look again", "description": "look read-only", "subagent_type": "general-purpose", "capability_mode": "read-only"}),
+                        ),
+                    ]),
+                    Step::text("planned"),
+                ],
+            ),
+            Script::matching("#look", vec![Step::text("looked")]),
+            Script::matching("#edit", vec![Step::text("edited")]),
+        ],
+    })
+    .await;
+    let session = fx.open(OpenRequest {
+        permission_mode: Some(PermissionMode::Plan),
+        ..OpenRequest::new(&fx.cwd)
+    });
+    assert_eq!(
+        session.run_turn("#parent plan").await.unwrap().text,
+        "planned"
+    );
+    let results: Vec<(ToolStatus, String)> = fx
+        .stored(session.id())
+        .into_iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolResult { status, output, .. } => Some((status, output)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 3);
+    assert_eq!(results[0].0, ToolStatus::Completed, "{}", results[0].1);
+    assert!(results[0].1.contains("looked"), "{}", results[0].1);
+    assert_eq!(results[1].0, ToolStatus::Refused, "{}", results[1].1);
+    assert!(
+        results[1]
+            .1
+            .contains("plan mode spawns read-only subagents only"),
+        "{}",
+        results[1].1
+    );
+    assert_eq!(results[2].0, ToolStatus::Completed, "{}", results[2].1);
+    assert!(
+        !fx.server
+            .requests()
+            .iter()
+            .any(|r| r.script.as_deref() == Some("#edit")),
+        "the refused child ran"
+    );
+}

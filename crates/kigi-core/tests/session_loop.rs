@@ -414,7 +414,7 @@ async fn a_missing_completion_call_brings_a_reminder_and_the_loop_goes_on() {
         .stored(session.id())
         .into_iter()
         .filter_map(|e| match e {
-            SessionEvent::Reminder { text } => Some(text),
+            SessionEvent::Reminder { text, .. } => Some(text),
             _ => None,
         })
         .collect();

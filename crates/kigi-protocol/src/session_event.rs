@@ -23,9 +23,13 @@ pub enum SessionEvent {
     UserMessage {
         text: String,
     },
-    /// A `<system-reminder>` kigi added to the conversation (completion requirement, …).
+    /// A `<system-reminder>` kigi added to the conversation (completion requirement, a
+    /// message for the agent, …).
     Reminder {
         text: String,
+        /// Why it was added; files written before this field read as `completion`.
+        #[serde(default, skip_serializing_if = "ReminderSource::is_completion")]
+        source: ReminderSource,
     },
     /// Streamed text; live only (the assistant message holds the whole text on disk).
     TextDelta {
@@ -85,6 +89,24 @@ pub enum SessionEvent {
         code: ErrorCode,
         message: String,
     },
+}
+
+/// Why kigi added a reminder.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReminderSource {
+    /// The agent stopped without calling its completion tool.
+    #[default]
+    Completion,
+    /// A message waiting for the agent: a background child finished, a child's note, a
+    /// parent's message.
+    Message,
+}
+
+impl ReminderSource {
+    pub fn is_completion(&self) -> bool {
+        *self == Self::Completion
+    }
 }
 
 /// `_meta` of a tool-call event.

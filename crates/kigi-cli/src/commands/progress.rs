@@ -1,11 +1,15 @@
 //! How a session's events are shown in print mode: text (progress on stderr, the answer on
 //! stdout), JSON (one object at the end) or stream-json (every event as a JSON line).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+
+use crate::terminal_text::safe_for_terminal;
 
 use kigi_core::subagent::SubagentResult;
 use kigi_core::{TurnError, TurnSummary};
-use kigi_protocol::{HostEvent, HostEventBody, HostNotice, SessionEvent, ToolStatus};
+use kigi_protocol::{
+    HostEvent, HostEventBody, HostNotice, ReminderSource, SessionEvent, ToolStatus,
+};
 use serde_json::json;
 
 /// `--output-format`.
@@ -34,7 +38,7 @@ pub fn show_event(format: OutputFormat, event: &HostEvent) {
                 HostEventBody::Notice(notice) => notice_line(&event.agent_id, notice),
             };
             if let Some(line) = line {
-                eprintln!("{line}");
+                eprintln!("{}", safe_for_terminal(&line));
             }
         }
         OutputFormat::Json => {}
@@ -94,7 +98,18 @@ fn progress_line(event: &SessionEvent) -> Option<String> {
             delay_ms,
             reason,
         } => Some(format!("  ↻ retry {attempt} in {delay_ms} ms: {reason}")),
-        SessionEvent::Reminder { .. } => Some("  ↺ completion reminder sent".to_owned()),
+        SessionEvent::Reminder {
+            source: ReminderSource::Completion,
+            ..
+        } => Some("  ↺ completion reminder sent".to_owned()),
+        SessionEvent::Reminder { text, .. } => {
+            let first = text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty() && !l.starts_with("<system-reminder"))
+                .unwrap_or("");
+            Some(format!("  ↺ message for the agent: {}", cut(first, 100)))
+        }
         _ => None,
     }
 }
@@ -119,6 +134,14 @@ fn notice_line(agent: &str, notice: &HostNotice) -> Option<String> {
             *elapsed_ms as f64 / 1000.0
         )),
         _ => None,
+    }
+}
+
+/// At most `max` characters of `text`, cut on a character boundary, with an ellipsis.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
     }
 }
 
@@ -191,6 +214,9 @@ pub fn finish(
         }
     }
     match (format, outcome) {
+        (OutputFormat::Text, Ok(summary)) if std::io::stdout().is_terminal() => {
+            println!("{}", safe_for_terminal(&summary.text));
+        }
         (OutputFormat::Text, Ok(summary)) => println!("{}", summary.text),
         (OutputFormat::Text, Err(_)) => {}
         (OutputFormat::Json | OutputFormat::StreamJson, _) => println!("{result}"),
@@ -199,4 +225,35 @@ pub fn finish(
         eprintln!("kigi: {error} (session {session_id})");
     }
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_completion_reminder_is_called_one() {
+        let completion = SessionEvent::Reminder {
+            text: "<system-reminder>\nRecord your todos.\n</system-reminder>".into(),
+            source: ReminderSource::Completion,
+        };
+        assert_eq!(
+            progress_line(&completion).as_deref(),
+            Some("  ↺ completion reminder sent")
+        );
+        let note = SessionEvent::Reminder {
+            text: "<system-reminder>\nsub-2 says: the tests pass\n</system-reminder>".into(),
+            source: ReminderSource::Message,
+        };
+        assert_eq!(
+            progress_line(&note).as_deref(),
+            Some("  ↺ message for the agent: sub-2 says: the tests pass")
+        );
+    }
+
+    #[test]
+    fn cuts_fall_on_character_boundaries() {
+        assert_eq!(cut("ééééé", 3), "ééé…");
+        assert_eq!(cut("abc", 3), "abc");
+    }
 }

@@ -62,7 +62,7 @@ pub fn show(id: &str, agent: Option<&str>) -> anyhow::Result<ExitCode> {
                 );
             }
             SessionEvent::UserMessage { text } => println!("\n[{time}] user:\n{text}"),
-            SessionEvent::Reminder { text } => println!("\n[{time}] reminder:\n{text}"),
+            SessionEvent::Reminder { text, .. } => println!("\n[{time}] reminder:\n{text}"),
             SessionEvent::AssistantMessage { text, thinking, .. } => {
                 if !thinking.is_empty() {
                     println!("\n[{time}] thinking:\n{thinking}");

@@ -104,6 +104,13 @@ impl Coordinator {
                 && persona
                     .as_ref()
                     .is_some_and(|(_, _, p)| p.default_isolation.as_deref() == Some("worktree")));
+        let plan_mode = self.setup.parent_mode == kigi_agent::PermissionMode::Plan;
+        if plan_mode && isolate {
+            return Err(SpawnError::PlanMode {
+                agent_type: spawn.agent_type.clone(),
+                why: "a worktree is a change to the repository",
+            });
+        }
         if isolate {
             let cwd = self.setup.cwd.clone();
             off_runtime(move || worktree::repo_root(&cwd)).await?;
@@ -164,6 +171,14 @@ impl Coordinator {
             agent_type: spawn.agent_type.clone(),
             source,
         })?;
+        // Plan mode delegates reading only: a child that can edit files is refused. The child
+        // runs in plan mode too, so its shell and other non-read-only calls are refused there.
+        if plan_mode && agent.tools.iter().any(|tool| tool.kind.writes_files()) {
+            return Err(SpawnError::PlanMode {
+                agent_type: spawn.agent_type.clone(),
+                why: "it can edit files",
+            });
+        }
         let model = client.endpoint().model.clone();
         let mut setup =
             SessionSetup::for_agent(&agent, client, ToolRegistry::built_in(), &cwd, Some(mode));

@@ -161,6 +161,16 @@ pub enum SpawnError {
         /// The type asked for.
         wanted: String,
     },
+    /// In plan mode only read-only subagents may be spawned.
+    #[error(
+        "plan mode spawns read-only subagents only, and `{agent_type}` is not one: {why}; use subagent_type explore or plan, or capability_mode read-only"
+    )]
+    PlanMode {
+        /// The type asked for.
+        agent_type: String,
+        /// What makes it more than read-only.
+        why: &'static str,
+    },
     /// `resume_from` names a child busy with a message.
     #[error("resume_from `{source_id}`: it is busy with a message; try again when it finishes")]
     ResumeBusy {
