@@ -1136,3 +1136,65 @@ fn control_sequences_from_tools_are_shown_not_obeyed_and_the_transcript_keeps_th
         .to_owned();
     assert!(output.contains("\u{1b}]52;c;aGk="), "{output:?}");
 }
+
+#[test]
+fn with_subagents_off_neither_the_tools_nor_the_prompt_mention_them() {
+    let env = Env::new(vec![Step::text("fine")]);
+    let on = env.kigi(&["-p", "hello"]);
+    assert!(on.status.success(), "{}", stderr(&on));
+    let off = env
+        .command(&["-p", "hello again"])
+        .env("KIGI_SUBAGENTS", "0")
+        .output()
+        .unwrap();
+    assert!(off.status.success(), "{}", stderr(&off));
+    let requests = env.server().requests();
+    let prompt_of = |n: usize| requests[n].body["messages"][0]["content"].to_string();
+    // The same agent with subagents on does mention them: the check can fail.
+    assert!(prompt_of(0).contains("spawn_subagent"));
+    assert!(!prompt_of(1).contains("spawn_subagent"), "{}", prompt_of(1));
+    assert!(
+        !requests[1].body["tools"]
+            .to_string()
+            .contains("spawn_subagent"),
+        "{}",
+        requests[1].body["tools"]
+    );
+}
+
+#[test]
+fn an_unknown_model_alias_for_a_subagent_is_refused_before_it_starts() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#child look", "description": "look", "model": "gpt-9"}),
+                )]),
+                Step::text("could not"),
+            ],
+        ))
+        .with(Script::matching("#child", vec![Step::text("looked")]));
+    let env = Env::with_scripts(scripts);
+    // KIGI_BASE_URL is set: a raw id would have been sent to it.
+    let out = env.kigi(&["-p", "#parent go", "--output-format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = env.session_events(result_of(&out)["session_id"].as_str().unwrap());
+    let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(result["status"], "refused", "{result}");
+    assert!(
+        result["output"]
+            .as_str()
+            .unwrap()
+            .contains("unknown model alias `gpt-9`"),
+        "{result}"
+    );
+    assert!(
+        !env.server()
+            .requests()
+            .iter()
+            .any(|r| r.script.as_deref() == Some("#child")),
+        "the child started"
+    );
+}

@@ -52,6 +52,8 @@ pub struct Session {
     messages: Vec<Message>,
     writer: SessionWriter,
     events: AgentEmitter,
+    /// What the last turn did, also when it failed (its steps, calls and tokens so far).
+    last_turn: TurnSummary,
 }
 
 impl std::fmt::Debug for Session {
@@ -64,8 +66,8 @@ impl std::fmt::Debug for Session {
     }
 }
 
-/// What a completed turn produced.
-#[derive(Debug, Clone, PartialEq)]
+/// What a completed turn produced (or, for a failed one, what it did before it stopped).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TurnSummary {
     /// The final answer.
     pub text: String,
@@ -156,6 +158,7 @@ impl Session {
             messages: Vec::new(),
             writer,
             events,
+            last_turn: TurnSummary::default(),
         };
         let start = session.writer.start_event(
             &session.setup.agent_name,
@@ -181,6 +184,7 @@ impl Session {
                 messages,
                 writer,
                 events,
+                last_turn: TurnSummary::default(),
             },
             loaded.warnings,
         ))
@@ -188,6 +192,12 @@ impl Session {
 
     pub fn id(&self) -> &str {
         self.writer.session_id()
+    }
+
+    /// What the last turn did: its summary when it completed, its steps, calls and tokens so
+    /// far when it failed.
+    pub fn last_turn(&self) -> &TurnSummary {
+        &self.last_turn
     }
 
     /// The conversation so far.
@@ -225,7 +235,9 @@ impl Session {
     }
 
     /// Records the failure and the end of the turn, then returns the error.
-    fn fail(&mut self, error: TurnError, steps: u32) -> TurnError {
+    fn fail(&mut self, error: TurnError, so_far: &TurnSummary) -> TurnError {
+        self.last_turn = so_far.clone();
+        let steps = so_far.steps;
         let reason = match error {
             TurnError::Cancelled => TurnEndReason::Cancelled,
             TurnError::MaxTurns(_) => TurnEndReason::MaxTurns,
@@ -260,7 +272,7 @@ impl Session {
         };
         loop {
             if summary.steps >= self.setup.max_turns {
-                return Err(self.fail(TurnError::MaxTurns(summary.steps), summary.steps));
+                return Err(self.fail(TurnError::MaxTurns(summary.steps), &summary));
             }
             summary.steps += 1;
             self.deliver_inbox()?;
@@ -274,20 +286,20 @@ impl Session {
                     spent: tree.spent(),
                     limit: tree.limit(),
                 };
-                return Err(self.fail(error, summary.steps));
+                return Err(self.fail(error, &summary));
             }
             let response = match self.request(cancel).await {
                 Ok(response) => response,
-                Err(error) => return Err(self.fail(error, summary.steps)),
+                Err(error) => return Err(self.fail(error, &summary)),
             };
             summary.usage.input_tokens += response.usage.input_tokens;
             summary.usage.output_tokens += response.usage.output_tokens;
             summary.usage.cached_input_tokens += response.usage.cached_input_tokens;
             if let Some(error) = self.over_budget(&summary, &response) {
-                return Err(self.fail(error, summary.steps));
+                return Err(self.fail(error, &summary));
             }
             if response.tool_calls.is_empty() && response.text.trim().is_empty() {
-                return Err(self.fail(TurnError::EmptyCompletion, summary.steps));
+                return Err(self.fail(TurnError::EmptyCompletion, &summary));
             }
             self.emit(SessionEvent::AssistantMessage {
                 text: response.text.clone(),
@@ -313,11 +325,12 @@ impl Session {
                             reason: TurnEndReason::Completed,
                             steps: summary.steps,
                         })?;
+                        self.last_turn = summary.clone();
                         return Ok(summary);
                     }
                     CompletionCheck::Remind { reminder, delay } => {
                         tokio::select! {
-                            () = cancel.cancelled() => return Err(self.fail(TurnError::Cancelled, summary.steps)),
+                            () = cancel.cancelled() => return Err(self.fail(TurnError::Cancelled, &summary)),
                             () = tokio::time::sleep(delay) => {}
                         }
                         self.emit(SessionEvent::Reminder {
@@ -330,7 +343,7 @@ impl Session {
                     CompletionCheck::GiveUp { tool, reminders } => {
                         return Err(self.fail(
                             TurnError::CompletionRequirement { tool, reminders },
-                            summary.steps,
+                            &summary,
                         ));
                     }
                 }
@@ -372,7 +385,7 @@ impl Session {
                 );
             }
             if cancel.is_cancelled() {
-                return Err(self.fail(TurnError::Cancelled, summary.steps));
+                return Err(self.fail(TurnError::Cancelled, &summary));
             }
         }
     }

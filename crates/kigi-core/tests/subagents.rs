@@ -553,6 +553,12 @@ async fn a_child_over_its_token_budget_stops_and_says_why() {
             && result.contains("budget.tokens: subagent token budget spent (1100 of 1000)"),
         "{result}"
     );
+    // One code, and the turns and tokens the child really spent.
+    assert_eq!(result.matches("budget.tokens:").count(), 1, "{result}");
+    assert!(
+        result.contains("1 turn(s)") && result.contains("900 tokens in / 200 out"),
+        "{result}"
+    );
     assert_eq!(tree.requests_of("#hungry").len(), 1);
 }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use kigi_agent::{Agent, AgentBuilder, AgentDefinition, DEFAULT_AGENT, Discovery, ModelChoice};
 use kigi_model::{ModelClient, ModelConfigError, ModelFlags, ModelsConfig};
+use kigi_tools::ToolCatalog;
 
 use super::host_error::HostError;
 
@@ -31,13 +32,24 @@ pub fn build_agent(
     resumed: Option<&str>,
 ) -> Result<Agent, HostError> {
     let agent_error = |context: String| move |source| HostError::Agent { context, source };
-    let definition = match choice {
+    let mut definition = match choice {
         AgentChoice::Built(agent) => return Ok(*agent),
         AgentChoice::File(file) => AgentDefinition::from_file(&file)
             .map_err(agent_error(format!("--agent-file {}", file.display())))?,
         AgentChoice::Named(name) => named(discovery, cwd, &name)?,
         AgentChoice::Default => named(discovery, cwd, resumed.unwrap_or(DEFAULT_AGENT))?,
     };
+    // With subagents off, the delegation tools are not this agent's at all, so neither the
+    // tool list nor the prompt's lines about them appear.
+    if !discovery.subagents.enabled {
+        definition.disallowed_tools.extend(
+            ToolCatalog::built_in()
+                .specs()
+                .iter()
+                .filter(|spec| spec.kind.delegates())
+                .map(|spec| spec.name.to_owned()),
+        );
+    }
     let name = definition.name.clone();
     AgentBuilder::new(cwd)
         .with_paths(discovery.paths.clone())

@@ -116,7 +116,8 @@ impl Child {
                 }
             }
         };
-        let mut result = self.result_of(outcome, timed_out, started.elapsed());
+        let so_far = session.last_turn().clone();
+        let mut result = self.result_of(outcome, &so_far, timed_out, started.elapsed());
         if let Some(worktree) = self.meta.worktree.clone() {
             let message = format!("kigi subagent {}: {}", self.id, self.meta.description);
             let finished = tokio::task::spawn_blocking(move || worktree.finish(&message)).await;
@@ -162,9 +163,12 @@ impl Child {
         self.done.send_replace(true);
     }
 
+    /// The result of a turn; `so_far` is what the turn did (its real steps, calls and tokens,
+    /// also when it failed).
     fn result_of(
         &self,
         outcome: Result<crate::TurnSummary, TurnError>,
+        so_far: &crate::TurnSummary,
         timed_out: bool,
         duration: Duration,
     ) -> SubagentResult {
@@ -189,6 +193,9 @@ impl Child {
             rate_limited: false,
             backgrounded: self.background.load(Ordering::Relaxed),
         };
+        result.steps = so_far.steps;
+        result.tool_calls = so_far.tool_calls;
+        result.usage = so_far.usage;
         match outcome {
             Ok(summary) => {
                 result.message = summary.text;
@@ -219,7 +226,14 @@ impl Child {
             }
             Err(error) => {
                 result.status = ChildStatus::Failed;
-                result.error = Some(format!("{}: {error}", error.code()));
+                // One code first, whether or not the error's own text starts with it.
+                let code = error.code();
+                let text = error.to_string();
+                result.error = Some(if text.starts_with(&format!("{code}:")) {
+                    text
+                } else {
+                    format!("{code}: {text}")
+                });
             }
         }
         result

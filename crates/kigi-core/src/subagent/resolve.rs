@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kigi_model::{ModelClient, ModelFlags};
+use kigi_model::{ModelClient, ModelConfigError, ModelFlags};
 use kigi_tools::ToolRegistry;
 
 use super::child_agent::{child_agent, child_permission};
@@ -315,6 +315,19 @@ impl Coordinator {
     fn client_for(&self, alias: &str) -> Result<ModelClient, kigi_model::ModelConfigError> {
         if let Some(client) = lock(&self.clients).get(alias) {
             return Ok(client.clone());
+        }
+        // A child's model is a configured alias, never a raw id sent to whatever endpoint a
+        // flag or variable names.
+        let aliases = self.setup.models.aliases();
+        if !aliases.iter().any(|known| known == alias) {
+            return Err(ModelConfigError::UnknownAlias {
+                name: alias.to_owned(),
+                known: if aliases.is_empty() {
+                    "none; add [models.<alias>] to config.toml".to_owned()
+                } else {
+                    aliases.join(", ")
+                },
+            });
         }
         let flags = ModelFlags {
             model: Some(alias.to_owned()),
