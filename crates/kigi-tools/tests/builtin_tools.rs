@@ -420,3 +420,37 @@ fn a_background_task_dies_with_the_runtime_that_ran_it() {
         "the background task outlived kigi"
     );
 }
+
+#[tokio::test]
+async fn files_that_are_not_regular_are_refused_without_blocking() {
+    let ws = Workspace::new();
+    let fifo = ws.context.cwd.join("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::os::unix::fs::symlink("/dev/zero", ws.context.cwd.join("zeros")).unwrap();
+    for (tool, args) in [
+        ("read_file", json!({"path": "pipe"})),
+        ("read_file", json!({"path": "zeros"})),
+        (
+            "search_replace",
+            json!({"path": "pipe", "old_string": "a", "new_string": "b"}),
+        ),
+    ] {
+        // A regression would block forever: the ceiling turns that into a failure.
+        let out = tokio::time::timeout(Duration::from_secs(10), ws.call(tool, args.clone()))
+            .await
+            .unwrap_or_else(|_| panic!("{tool} {args} blocked"))
+            .unwrap();
+        assert!(out.is_error, "{tool} {args}: {}", out.content);
+        assert!(
+            out.content.contains("not a regular file"),
+            "{tool} {args}: {}",
+            out.content
+        );
+    }
+}

@@ -1,5 +1,7 @@
 //! `read_file`: a text file with line numbers, optionally a range of lines.
 
+use std::io::Read;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -11,6 +13,8 @@ use crate::tool::{Tool, ToolFuture, ToolOutput, parse_arguments};
 
 /// Files larger than this are refused unless a line range is asked for.
 const MAX_BYTES: u64 = 10 * 1024 * 1024;
+/// Never read more than this of any file, a line range included.
+const HARD_CAP_BYTES: u64 = 64 * 1024 * 1024;
 /// Lines returned when no `limit` is given.
 const DEFAULT_LINES: usize = 2_000;
 /// Bytes inspected for a NUL to call a file binary.
@@ -59,16 +63,24 @@ fn read(path: &std::path::Path, shown: &str, args: &Args) -> ToolOutput {
     if metadata.is_dir() {
         return ToolOutput::error(format!("{shown} is a directory; use list_dir"));
     }
+    // A FIFO would block the read forever, a device would never end.
+    if !metadata.is_file() {
+        return ToolOutput::error(format!(
+            "{shown} is not a regular file (a FIFO, socket or device); not read"
+        ));
+    }
     if metadata.len() > MAX_BYTES && args.offset.is_none() && args.limit.is_none() {
         return ToolOutput::error(format!(
             "{shown} is {} bytes; read it in parts with offset and limit",
             metadata.len()
         ));
     }
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
-    };
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path)
+        .and_then(|file| file.take(HARD_CAP_BYTES).read_to_end(&mut bytes));
+    if let Err(e) = read {
+        return ToolOutput::error(format!("cannot read {shown}: {e}"));
+    }
     if bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0) {
         return ToolOutput::error(format!(
             "{shown} is a binary file ({} bytes); not shown",

@@ -57,6 +57,11 @@ fn edit(path: &Path, shown: &str, args: &Args) -> ToolOutput {
     if args.old_string == args.new_string {
         return ToolOutput::error("old_string and new_string are the same; nothing to change");
     }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return ToolOutput::error(format!(
+            "{shown} is not a regular file (a FIFO, socket or device); not edited"
+        ));
+    }
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
