@@ -80,6 +80,7 @@ impl LoadedConfig {
                 variable: variable.into(),
             },
             ModelInput::DefaultModel => self.origin(&["default_model"]),
+            ModelInput::OnlyAlias => self.origin(&["models", name.as_deref().unwrap_or_default()]),
             ModelInput::AliasBaseUrl => {
                 self.origin(&["models", name.as_deref().unwrap_or_default(), "base_url"])
             }

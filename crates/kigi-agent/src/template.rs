@@ -7,9 +7,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use kigi_protocol::ToolKind;
+use kigi_tools::ToolCatalog;
 use minijinja::Environment;
 use minijinja::syntax::SyntaxConfig;
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use crate::error::AgentBuildError;
 
@@ -40,12 +43,42 @@ impl PromptEnvironment {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct TemplateContext<'a> {
     /// Canonical tool name → model-facing name; empty for a disabled tool, so
-    /// `${% if tools.x %}` blocks vanish.
+    /// `${% if tools.x %}` blocks vanish. Templates also see `tools.by_kind.<kind>`
+    /// (see [`serialize_tools`]).
+    #[serde(serialize_with = "serialize_tools")]
     pub(crate) tools: &'a BTreeMap<String, String>,
     #[serde(flatten)]
     pub(crate) environment: &'a PromptEnvironment,
     /// `outputFormat: concise`.
     pub(crate) concise: bool,
+}
+
+/// Writes `tools` as the template sees it: every canonical name, plus `by_kind`, which maps a
+/// [`ToolKind`] wire name (`read`, `search`, …) to the model-facing names of the agent's tools of
+/// that kind, comma-separated in catalog order. Seed 004 has one name per kind; kigi has kinds
+/// with several tools (`search`: grep and glob), and naming them all beats silently picking
+/// one. A kind the agent has no tool of is absent, so it renders empty and `${% if %}` is false.
+fn serialize_tools<S: Serializer>(
+    tools: &&BTreeMap<String, String>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut by_kind: BTreeMap<ToolKind, String> = BTreeMap::new();
+    for spec in ToolCatalog::built_in().specs() {
+        let Some(name) = tools.get(spec.name).filter(|name| !name.is_empty()) else {
+            continue;
+        };
+        let names = by_kind.entry(spec.kind).or_default();
+        if !names.is_empty() {
+            names.push_str(", ");
+        }
+        names.push_str(name);
+    }
+    let mut map = serializer.serialize_map(Some(tools.len() + 1))?;
+    for (canonical, model_name) in tools.iter() {
+        map.serialize_entry(canonical, model_name)?;
+    }
+    map.serialize_entry("by_kind", &by_kind)?;
+    map.end()
 }
 
 /// MiniJinja steps one render may take. kigi's base template takes a few thousand; a prompt
@@ -172,6 +205,24 @@ mod tests {
             context_render(source, &[("run_terminal_cmd", "sh")]).unwrap(),
             "A\nshell\nB"
         );
+    }
+
+    #[test]
+    fn by_kind_names_the_agents_tools_of_that_kind_and_absent_kinds_render_empty() {
+        let source = "[${{ tools.by_kind.read }}][${{ tools.by_kind.search }}]\
+                      [${{ tools.by_kind.execute }}][${{ tools.by_kind.web_fetch }}]\
+                      ${% if tools.by_kind.execute %}shell${% endif %}";
+        let out = context_render(
+            source,
+            &[
+                ("read_file", "Read"),
+                ("grep", "Grep"),
+                ("glob", "Glob"),
+                ("run_terminal_cmd", ""),
+            ],
+        )
+        .unwrap();
+        assert_eq!(out, "[Read][Grep, Glob][][]");
     }
 
     #[test]

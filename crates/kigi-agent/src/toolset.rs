@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use kigi_protocol::ToolKind;
-use kigi_tools::ToolCatalog;
+use kigi_tools::{ToolCatalog, ToolSpec};
 use serde::Serialize;
 
 use crate::definition::AgentDefinition;
@@ -63,14 +63,16 @@ pub fn resolve_tools(
     catalog: &ToolCatalog,
 ) -> Result<Vec<ResolvedTool>, AgentBuildError> {
     check_overrides(def, catalog)?;
-    let allowed = |name: &str| match &def.tools {
-        ToolSelection::All => true,
-        ToolSelection::Only(names) => names.iter().any(|n| n == name),
+    let required = def.completion_requirement.as_ref().map(|r| r.tool.as_str());
+    let allowed = |spec: &ToolSpec| match &def.tools {
+        // An opt-in tool comes only when named: here, by the completion requirement.
+        ToolSelection::All => !spec.opt_in() || required == Some(spec.name),
+        ToolSelection::Only(names) => names.iter().any(|n| n == spec.name),
     };
     let tools: Vec<ResolvedTool> = catalog
         .specs()
         .iter()
-        .filter(|spec| allowed(spec.name))
+        .filter(|spec| allowed(spec))
         .filter(|spec| !def.disallowed_tools.iter().any(|d| d == spec.name))
         .filter(|spec| {
             def.capability_mode
@@ -202,11 +204,29 @@ mod tests {
     }
 
     #[test]
-    fn omitted_tools_means_all_and_empty_means_none() {
+    fn omitted_tools_means_all_but_opt_in_ones_and_empty_means_none() {
         let mut def = AgentDefinition::new("a", "b");
-        assert_eq!(names(&def).len(), ToolCatalog::built_in().specs().len());
+        let catalog = ToolCatalog::built_in();
+        let everyday = catalog.specs().iter().filter(|s| !s.opt_in()).count();
+        assert_eq!(names(&def).len(), everyday);
+        assert!(everyday < catalog.specs().len(), "complete_task is opt-in");
+        assert!(!names(&def).contains(&"complete_task".to_owned()));
         def.tools = ToolSelection::Only(vec![]);
         assert!(names(&def).is_empty());
+    }
+
+    #[test]
+    fn an_opt_in_tool_comes_when_named_or_required() {
+        let mut def = AgentDefinition::new("a", "b");
+        def.completion_requirement = Some(crate::CompletionRequirement {
+            tool: "complete_task".into(),
+            reminder: "Call complete_task.".into(),
+            recovery: None,
+        });
+        assert!(names(&def).contains(&"complete_task".to_owned()));
+        def.completion_requirement = None;
+        def.tools = ToolSelection::Only(vec!["complete_task".into()]);
+        assert_eq!(names(&def), ["complete_task"]);
     }
 
     #[test]

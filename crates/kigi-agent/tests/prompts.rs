@@ -149,3 +149,13 @@ fn default_main_agent_prompt_fits_its_budget() {
         agent.system_prompt.len()
     );
 }
+
+#[test]
+fn full_mode_by_kind_renders_the_agents_tools_of_that_kind_and_empty_for_an_absent_kind() {
+    let body = "---\nname: kinds\ndescription: Kinds\npromptMode: full\ntools: [read_file, grep, glob]\ntoolNameOverrides:\n  read_file: Read\n---\nread=[${{ tools.by_kind.read }}]\nsearch=[${{ tools.by_kind.search }}]\nexecute=[${{ tools.by_kind.execute }}]\n";
+    let prompt = Repo::new().build(parse(body));
+    assert!(
+        prompt.starts_with("read=[Read]\nsearch=[grep, glob]\nexecute=[]\n"),
+        "{prompt}"
+    );
+}

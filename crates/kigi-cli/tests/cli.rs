@@ -325,3 +325,70 @@ fn personas_and_roles_are_listed_with_their_sources() {
         "{text}"
     );
 }
+
+#[test]
+fn agent_descriptions_from_repository_files_are_shown_not_obeyed_on_a_terminal() {
+    let s = Sandbox::new();
+    s.write(
+        ".kigi/agents/evil.md",
+        "---\nname: evil\ndescription: \"Looks fine \\x1b]0;pwned\\x07 really\"\n---\nBody.\n",
+    );
+    let list = s.kigi(&["agents", "list"]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    let text = stdout(&list);
+    assert!(text.contains("evil"), "{text}");
+    assert!(!list.stdout.contains(&0x1b), "{text:?}");
+    assert!(!list.stdout.contains(&0x07), "{text:?}");
+    assert!(text.contains("Looks fine ^[]0;pwned^G really"), "{text:?}");
+
+    let show = s.kigi(&["agents", "show", "evil"]);
+    assert!(show.status.success(), "{}", stderr(&show));
+    assert!(!show.stdout.contains(&0x1b), "{:?}", stdout(&show));
+    assert!(
+        stdout(&show).contains("Looks fine ^[]0;pwned^G really"),
+        "{:?}",
+        stdout(&show)
+    );
+
+    let json = s.kigi(&["agents", "list", "--json"]);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let evil = value["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "evil")
+        .unwrap();
+    assert_eq!(evil["description"], "Looks fine \x1b]0;pwned\x07 really");
+}
+
+#[test]
+fn persona_and_role_descriptions_are_shown_not_obeyed_on_a_terminal() {
+    let s = Sandbox::new();
+    s.write(
+        ".kigi/personas/sly.toml",
+        "description = \"calm \\u001b]0;pwned\\u0007\"\ninstructions = \"Be \\u001b[2J sly.\"\n",
+    );
+    s.write(
+        ".kigi/roles/spy.toml",
+        "description = \"quiet \\u001b]0;pwned\\u0007\"\n",
+    );
+    for args in [
+        ["personas", "list", ""].as_slice(),
+        &["personas", "show", "sly"],
+        &["roles", "list"],
+        &["roles", "show", "spy"],
+    ] {
+        let args: Vec<&str> = args.iter().copied().filter(|a| !a.is_empty()).collect();
+        let out = s.kigi(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(!out.stdout.contains(&0x1b), "{args:?}: {text:?}");
+        assert!(text.contains("^[]0;pwned^G"), "{args:?}: {text:?}");
+    }
+    let show = s.kigi(&["personas", "show", "sly"]);
+    assert!(
+        stdout(&show).ends_with("\nBe ^[[2J sly.\n"),
+        "{:?}",
+        stdout(&show)
+    );
+}

@@ -175,3 +175,40 @@ fn ping_reaches_the_standalone_mock_server_on_every_wire() {
         );
     }
 }
+
+#[test]
+fn models_with_one_alias_and_no_default_model_says_a_run_uses_it() {
+    let sandbox =
+        Sandbox::new("[models.fast]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"x\"\n");
+    let out = sandbox.kigi(&["models"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("current: fast → x at http://127.0.0.1:9/v1/chat/completions"),
+        "{text}"
+    );
+    assert!(!text.contains("no model endpoint"), "{text}");
+}
+
+#[test]
+fn models_with_several_aliases_and_no_default_model_asks_for_one_listing_them() {
+    let sandbox = Sandbox::new(
+        "[models.fast]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"x\"\n[models.slow]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"y\"\n",
+    );
+    let out = sandbox.kigi(&["models"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "current: none (no model is chosen: set default_model or pass --model (configured: fast, slow))"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("no model endpoint"), "{text}");
+    let chosen = sandbox.kigi(&["--model", "slow", "models"]);
+    assert!(
+        stdout(&chosen).contains("current: slow → y at http://127.0.0.1:9/v1/chat/completions"),
+        "{}",
+        stdout(&chosen)
+    );
+}

@@ -1136,3 +1136,38 @@ fn an_unknown_model_alias_for_a_subagent_is_refused_before_it_starts() {
         "the child started"
     );
 }
+
+#[test]
+fn a_worker_required_to_call_complete_task_gets_it_and_ends_with_it() {
+    let env = Env::new(vec![
+        Step::text("done?"),
+        Step::calls(vec![(
+            "complete_task",
+            json!({"summary": "renamed the function; tests pass"}),
+        )]),
+        Step::text("renamed the function; tests pass"),
+    ]);
+    let file = env.write(
+        "worker.md",
+        "---\nname: worker\ndescription: an orchestrated worker\ncompletionRequirement:\n  tool: complete_task\n  reminder: Call complete_task with your result.\n  recovery:\n    maxRetries: 2\n    baseDelayMs: 1\n    maxDelayMs: 1\n---\nWork.\n",
+    );
+    let out = env.kigi(&["-p", "go", "--agent-file", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "renamed the function; tests pass\n");
+    let first = &env.server().requests()[0].body;
+    let offered: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(offered.contains(&"complete_task"), "{offered:?}");
+    // The default agent is not offered it.
+    let plain = Env::new(vec![Step::text("hi")]);
+    assert!(plain.kigi(&["-p", "hello"]).status.success());
+    assert!(
+        !plain.server().requests()[0].body["tools"]
+            .to_string()
+            .contains("complete_task")
+    );
+}

@@ -129,6 +129,8 @@ pub enum ModelInput {
     Env,
     /// `default_model`.
     DefaultModel,
+    /// The one `[models.<alias>]` there is, with nothing else naming a model.
+    OnlyAlias,
     /// The chosen alias's own `base_url` (`[models.<alias>] base_url`).
     AliasBaseUrl,
     /// `[endpoints] api_base_url`.
@@ -157,6 +159,9 @@ pub enum ModelConfigError {
         "no model is chosen for {base_url}: pass --model NAME, set KIGI_MODEL, or set default_model in config.toml"
     )]
     MissingModel { base_url: String },
+    /// Several `[models]` aliases and nothing names one (with exactly one, a run uses it).
+    #[error("no model is chosen: set default_model or pass --model (configured: {configured})")]
+    NoModelChosen { configured: String },
     /// A name that is no `[models]` alias, with no base URL to send it to as a model id.
     #[error(
         "unknown model alias `{name}` (configured: {known}); pass --base-url to use `{name}` as a model id"
@@ -212,13 +217,23 @@ impl ModelsConfig {
     }
 
     /// Resolves flags, environment (read through `env`) and this configuration into an
-    /// endpoint. Flags beat the environment, which beats the file.
+    /// endpoint. Flags beat the environment, which beats the file. When none of them names a
+    /// model and the file has exactly one `[models.<alias>]`, that alias is the model: there is
+    /// nothing to choose between. With several, the error lists them.
     pub fn resolve(
         &self,
         flags: &ModelFlags,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ModelEndpoint, ModelConfigError> {
-        let name = self.chosen_model(flags, env).map(|(name, _)| name);
+        let name = self
+            .chosen_model(flags, env)
+            .map(|(name, _)| name)
+            .or_else(|| self.only_alias());
+        if name.is_none() && self.models.len() > 1 {
+            return Err(ModelConfigError::NoModelChosen {
+                configured: self.aliases().join(", "),
+            });
+        }
         let alias = name.as_deref().and_then(|n| self.models.get(n));
         let chosen = self.chosen_base_url(name.as_deref(), flags, env);
         let base_url = chosen.as_ref().map(|(url, _)| url.clone());
@@ -310,6 +325,15 @@ impl ModelsConfig {
         self.models.keys().cloned().collect()
     }
 
+    /// The alias when `[models]` holds exactly one.
+    fn only_alias(&self) -> Option<String> {
+        if self.models.len() == 1 {
+            self.models.keys().next().cloned()
+        } else {
+            None
+        }
+    }
+
     /// The model name a run would use, and which input chose it: `--model`, else
     /// `KIGI_MODEL`, else `default_model` (blank values count as unset).
     pub fn chosen_model(
@@ -321,6 +345,7 @@ impl ModelsConfig {
             .map(|v| (v, ModelInput::Flag))
             .or_else(|| set(env("KIGI_MODEL")).map(|v| (v, ModelInput::Env)))
             .or_else(|| set(self.default_model.clone()).map(|v| (v, ModelInput::DefaultModel)))
+            .or_else(|| self.only_alias().map(|v| (v, ModelInput::OnlyAlias)))
     }
 
     /// The base URL a run on `model` would use, and which input chose it: `--base-url`, else
@@ -385,7 +410,7 @@ fn base_url_source(input: ModelInput, alias: &str) -> String {
         ModelInput::Flag => "--base-url".into(),
         ModelInput::Env => "KIGI_BASE_URL".into(),
         ModelInput::AliasBaseUrl => format!("[models.{alias}] base_url"),
-        ModelInput::EndpointsBaseUrl | ModelInput::DefaultModel => {
+        ModelInput::EndpointsBaseUrl | ModelInput::DefaultModel | ModelInput::OnlyAlias => {
             "[endpoints] api_base_url".into()
         }
     }
@@ -441,6 +466,60 @@ mod tests {
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| v.clone())
         }
+    }
+
+    #[test]
+    fn the_only_alias_is_used_when_nothing_names_a_model() {
+        let config = config("[models.fast]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"x\"\n");
+        let endpoint = config
+            .resolve(&ModelFlags::default(), &env_of(&[]))
+            .unwrap();
+        assert_eq!(
+            (
+                endpoint.alias.as_str(),
+                endpoint.model.as_str(),
+                endpoint.base_url.as_str()
+            ),
+            ("fast", "x", "http://127.0.0.1:9/v1")
+        );
+        let flagged = ModelFlags {
+            model: Some("other-id".into()),
+            base_url: Some("http://flag/v1".into()),
+        };
+        let endpoint = config
+            .resolve(&flagged, &env_of(&[("KIGI_MODEL", "env-id")]))
+            .unwrap();
+        assert_eq!(endpoint.model, "other-id");
+        let endpoint = config
+            .resolve(
+                &ModelFlags::default(),
+                &env_of(&[("KIGI_MODEL", "env-id"), ("KIGI_BASE_URL", "http://env/v1")]),
+            )
+            .unwrap();
+        assert_eq!(
+            (endpoint.model.as_str(), endpoint.base_url.as_str()),
+            ("env-id", "http://env/v1")
+        );
+    }
+
+    #[test]
+    fn several_aliases_and_no_choice_ask_for_default_model_listing_them() {
+        let config = config(
+            "[models.fast]\nbase_url = \"http://a/v1\"\n[models.slow]\nbase_url = \"http://b/v1\"\n",
+        );
+        let err = config
+            .resolve(&ModelFlags::default(), &env_of(&[]))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            ModelConfigError::NoModelChosen {
+                configured: "fast, slow".into()
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "no model is chosen: set default_model or pass --model (configured: fast, slow)"
+        );
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub enum ToolKind {
     UseTool,
     Monitor,
     GoalUpdate,
+    /// Declares the agent's task done, with its result summary (`complete_task`).
+    Complete,
     /// Any kind this build does not know.
     #[serde(other)]
     Other,

@@ -20,6 +20,17 @@ pub struct ToolSpec {
     pub input_keys: &'static [&'static str],
 }
 
+/// Tools an agent has only when it names them (in `tools` or its `completionRequirement`):
+/// they would cost every other agent prompt for nothing.
+const OPT_IN: &[&str] = &["complete_task"];
+
+impl ToolSpec {
+    /// Whether an agent with every tool still lacks this one unless it names it.
+    pub fn opt_in(&self) -> bool {
+        OPT_IN.contains(&self.name)
+    }
+}
+
 const BUILT_IN: &[ToolSpec] = &[
     ToolSpec {
         name: "read_file",
@@ -83,6 +94,14 @@ const BUILT_IN: &[ToolSpec] = &[
         description: "Record the task list for this session.",
         read_only: true,
         label: "TodoWrite",
+        input_keys: &[],
+    },
+    ToolSpec {
+        name: "complete_task",
+        kind: ToolKind::Complete,
+        description: "Declare your task done; the summary is your result.",
+        read_only: true,
+        label: "CompleteTask",
         input_keys: &[],
     },
     ToolSpec {

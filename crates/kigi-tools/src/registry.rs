@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::builtin::{
-    glob, grep, list_dir, read_file, run_terminal_cmd, search_replace, task_actions, todo_write,
-    write_file,
+    complete_task, glob, grep, list_dir, read_file, run_terminal_cmd, search_replace, task_actions,
+    todo_write, write_file,
 };
 use crate::tool::Tool;
 
@@ -19,7 +19,7 @@ impl ToolRegistry {
     /// Every built-in tool that has an implementation (`spawn_subagent` comes with the
     /// subagent coordinator).
     pub fn built_in() -> Self {
-        let tools: [Arc<dyn Tool>; 10] = [
+        let tools: [Arc<dyn Tool>; 11] = [
             Arc::new(read_file::ReadFile),
             Arc::new(list_dir::ListDir),
             Arc::new(grep::Grep),
@@ -28,6 +28,7 @@ impl ToolRegistry {
             Arc::new(write_file::WriteFile),
             Arc::new(run_terminal_cmd::RunTerminalCmd),
             Arc::new(todo_write::TodoWrite),
+            Arc::new(complete_task::CompleteTask),
             Arc::new(task_actions::GetTaskOutput),
             Arc::new(task_actions::KillTask),
         ];
@@ -69,6 +70,6 @@ mod tests {
             assert_eq!(schema["type"], "object", "{name}: {schema}");
             assert!(schema.get("$schema").is_none());
         }
-        assert_eq!(registry.names().count(), 10);
+        assert_eq!(registry.names().count(), 11);
     }
 }

@@ -1,5 +1,9 @@
 //! `kigi agents list | show | validate | new`.
+//!
+//! The rule: in text mode every line goes through [`safe`], because names, descriptions,
+//! paths and prompts come from repository files; `--json` keeps the bytes.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -11,6 +15,7 @@ use kigi_agent::{
 use serde_json::json;
 
 use super::{context, context_with_config};
+use crate::terminal_text::safe_for_terminal as safe;
 
 /// First line of a description, with literal `\n` escapes read as breaks.
 fn summary(agent: &DiscoveredAgent) -> String {
@@ -64,7 +69,7 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
         .max()
         .unwrap_or(4);
     for agent in &report.agents {
-        println!(
+        let lines = format!(
             "{:width$}  {:8}  {}\n{:width$}  {:8}  {}",
             agent.definition.name,
             agent.scope.as_str(),
@@ -73,17 +78,19 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             "",
             agent.origin(),
         );
+        println!("{}", safe(&lines));
     }
     for shadowed in &report.shadowed {
-        println!(
+        let line = format!(
             "{:width$}  shadowed  {} (by {})",
             shadowed.agent.definition.name,
             shadowed.agent.origin(),
             shadowed.shadowed_by
         );
+        println!("{}", safe(&line));
     }
     for diagnostic in &report.diagnostics {
-        eprintln!("{diagnostic}");
+        eprintln!("{}", safe(&diagnostic.to_string()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -93,8 +100,9 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
     let Some(agent) = discovery.by_name_in_cwd(name, &cwd)? else {
         let names = discovery.discover(&cwd);
         anyhow::bail!(
-            "no agent named `{name}`; available: {}",
-            names.names().join(", ")
+            "no agent named `{}`; available: {}",
+            safe(name),
+            safe(&names.names().join(", "))
         );
     };
     let built = AgentBuilder::new(&cwd)
@@ -112,13 +120,15 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
         return Ok(ExitCode::SUCCESS);
     }
     let def = &built.definition;
-    println!("name:            {}", def.name);
-    println!(
+    let mut text = String::new();
+    writeln!(text, "name:            {}", def.name)?;
+    writeln!(
+        text,
         "scope:           {} ({})",
         agent.scope.as_str(),
         agent.origin()
-    );
-    println!("trusted:         {}", agent.trusted);
+    )?;
+    writeln!(text, "trusted:         {}", agent.trusted)?;
     let model = match def.model.effective(&discovery.model_aliases) {
         ModelChoice::Inherit if def.model != ModelChoice::Inherit => format!(
             "{} (not a configured model alias: runs on the parent's model)",
@@ -126,11 +136,11 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
         ),
         effective => effective.to_string(),
     };
-    println!("model:           {model}");
-    println!("prompt mode:     {:?}", def.prompt_mode);
-    println!("permission mode: {:?}", def.permission_mode);
+    writeln!(text, "model:           {model}")?;
+    writeln!(text, "prompt mode:     {:?}", def.prompt_mode)?;
+    writeln!(text, "permission mode: {:?}", def.permission_mode)?;
     if let Some(mode) = def.capability_mode {
-        println!("capability mode: {mode}");
+        writeln!(text, "capability mode: {mode}")?;
     }
     let tools: Vec<String> = built
         .tools
@@ -143,27 +153,30 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
             }
         })
         .collect();
-    println!("tools:           {}", tools.join(", "));
+    writeln!(text, "tools:           {}", tools.join(", "))?;
     if !def.disallowed_tools.is_empty() {
-        println!("denied tools:    {}", def.disallowed_tools.join(", "));
+        writeln!(text, "denied tools:    {}", def.disallowed_tools.join(", "))?;
     }
     if let Some(turns) = def.max_turns {
-        println!("max turns:       {turns}");
+        writeln!(text, "max turns:       {turns}")?;
     }
-    println!(
+    writeln!(
+        text,
         "description:\n  {}",
         def.display_description().replace('\n', "\n  ")
-    );
+    )?;
     for diagnostic in &built.diagnostics {
-        println!("{diagnostic}");
+        writeln!(text, "{diagnostic}")?;
     }
     if with_prompt {
-        println!(
+        writeln!(
+            text,
             "\n--- system prompt ({} chars) ---\n{}",
             built.system_prompt.len(),
             built.system_prompt
-        );
+        )?;
     }
+    print!("{}", safe(&text));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -185,7 +198,7 @@ pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
     } else {
         // config.toml is read by every agent here, so its warnings come first.
         for warning in &config.warnings {
-            println!("warning {warning}");
+            println!("{}", safe(&format!("warning {warning}")));
         }
         for report in &reports {
             let label = match report.status {
@@ -193,7 +206,7 @@ pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
                 FileStatus::Warning => "warning",
                 FileStatus::Error => "error  ",
             };
-            println!("{label} {}", report.path.display());
+            println!("{label} {}", safe(&report.path.display().to_string()));
             for d in &report.diagnostics {
                 let severity = if d.severity == Severity::Error {
                     "error"
@@ -206,7 +219,10 @@ pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
                     .as_ref()
                     .map(|f| format!("`{f}`: "))
                     .unwrap_or_default();
-                println!("    {severity}: {line}{field}{}", d.message);
+                println!(
+                    "{}",
+                    safe(&format!("    {severity}: {line}{field}{}", d.message))
+                );
             }
         }
         println!(

@@ -1,10 +1,15 @@
 //! `kigi personas list|show` and `kigi roles list|show`: what a spawn can name, and where
 //! each came from.
+//!
+//! The rule: every line goes through [`safe`]: names, descriptions, paths and instructions come
+//! from repository files, and a terminal must show their control characters, not obey them.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 use kigi_agent::{Discovery, KigiPaths, OverlaySet, OverlaySource, PersonaSet, RoleSet};
+
+use crate::terminal_text::safe_for_terminal as safe;
 
 fn load() -> anyhow::Result<(Discovery, std::path::PathBuf)> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
@@ -23,18 +28,19 @@ fn shadows(list: &[OverlaySource]) -> String {
 /// description, what it shadows.
 fn report<T>(set: &OverlaySet<T>, list: bool, description: fn(&T) -> &str) {
     for diagnostic in &set.diagnostics {
-        eprintln!("{diagnostic}");
+        eprintln!("{}", safe(&diagnostic.to_string()));
     }
     if !list {
         return;
     }
     for (name, entry) in &set.entries {
-        println!(
+        let line = format!(
             "{name:<16} {:<40} {}{}",
             entry.source.describe(),
             description(&entry.value),
             shadows(&entry.shadows)
         );
+        println!("{}", safe(&line));
     }
 }
 
@@ -43,21 +49,25 @@ pub fn personas(show: Option<&str>) -> anyhow::Result<ExitCode> {
     let set = PersonaSet::discover(&discovery.subagents, &discovery.paths, &cwd);
     report(&set, show.is_none(), |p| &p.description);
     if let Some(name) = show {
-        let instructions = set.instructions(name).map_err(anyhow::Error::msg)?;
+        let instructions = set
+            .instructions(name)
+            .map_err(|e| anyhow::Error::msg(safe(&e).into_owned()))?;
         let entry = set.get(name).context("persona vanished")?;
-        println!("name:        {name}");
-        println!("source:      {}", entry.source.describe());
-        println!("description: {}", entry.value.description);
+        let mut text = format!(
+            "name:        {name}\nsource:      {}\ndescription: {}\n",
+            entry.source.describe(),
+            entry.value.description
+        );
         for (label, value) in [
             ("model", &entry.value.model),
             ("effort", &entry.value.reasoning_effort),
             ("isolation", &entry.value.default_isolation),
         ] {
             if let Some(value) = value {
-                println!("{label:<12} {value}");
+                text.push_str(&format!("{label:<12} {value}\n"));
             }
         }
-        println!("\n{instructions}");
+        println!("{}\n{}", safe(&text), safe(&instructions));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -74,28 +84,26 @@ pub fn roles(show: Option<&str>) -> anyhow::Result<ExitCode> {
         Some(name) => {
             let entry = set.get(name).with_context(|| {
                 let names: Vec<&str> = set.entries.keys().map(String::as_str).collect();
-                format!("no role `{name}`; roles: {}", names.join(", "))
+                safe(&format!("no role `{name}`; roles: {}", names.join(", "))).into_owned()
             })?;
             let role = &entry.value;
-            println!("name:            {name}");
-            println!("source:          {}", entry.source.describe());
-            println!("description:     {}", role.description);
-            println!(
-                "capability mode: {}",
+            let text = format!(
+                "name:            {name}\nsource:          {}\ndescription:     {}\n\
+                 capability mode: {}\nmodel:           {}\npersona:         {}",
+                entry.source.describe(),
+                role.description,
                 role.default_capability_mode
                     .as_deref()
-                    .unwrap_or("(the type's)")
+                    .unwrap_or("(the type's)"),
+                role.model.as_deref().unwrap_or("(inherits)"),
+                role.persona.as_deref().unwrap_or("(none)"),
             );
-            println!(
-                "model:           {}",
-                role.model.as_deref().unwrap_or("(inherits)")
-            );
-            println!(
-                "persona:         {}",
-                role.persona.as_deref().unwrap_or("(none)")
-            );
-            if let Some(prompt) = set.prompt(name).map_err(anyhow::Error::msg)? {
-                println!("\n{}", prompt.trim_end());
+            println!("{}", safe(&text));
+            if let Some(prompt) = set
+                .prompt(name)
+                .map_err(|e| anyhow::Error::msg(safe(&e).into_owned()))?
+            {
+                println!("\n{}", safe(prompt.trim_end()));
             }
         }
     }

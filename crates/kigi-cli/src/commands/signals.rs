@@ -8,13 +8,19 @@
 
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
-/// Runs `first` on the first ending signal; exits on the second.
+/// How long the caller waits for the watcher to be in place.
+const READY_CEILING: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Runs `first` on the first ending signal; exits on the second. Returns once the signals
+/// are watched, so none sent after it can take the default path (an abrupt end).
 pub fn on_ending_signal(first: impl FnOnce() + Send + 'static) {
+    let (ready, watching) = std::sync::mpsc::channel();
     let watcher = move || {
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .build()
         else {
+            let _ = ready.send(());
             return;
         };
         runtime.block_on(async move {
@@ -23,6 +29,7 @@ pub fn on_ending_signal(first: impl FnOnce() + Send + 'static) {
                 signal(SignalKind::terminate()).ok(),
                 signal(SignalKind::hangup()).ok(),
             ];
+            let _ = ready.send(());
             let mut first = Some(first);
             loop {
                 let [interrupt, terminate, hangup] = &mut watched;
@@ -42,9 +49,13 @@ pub fn on_ending_signal(first: impl FnOnce() + Send + 'static) {
         });
     };
     // A thread that cannot be made leaves the default: the signal ends the process.
-    let _ = std::thread::Builder::new()
+    if std::thread::Builder::new()
         .name("kigi-signals".into())
-        .spawn(watcher);
+        .spawn(watcher)
+        .is_ok()
+    {
+        let _ = watching.recv_timeout(READY_CEILING);
+    }
 }
 
 /// The next delivery of `signal`; never, for a signal that could not be watched.

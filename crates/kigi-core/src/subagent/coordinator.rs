@@ -88,6 +88,8 @@ pub struct Coordinator {
     /// Messages for the parent's next step, by the child they are about.
     inbox: Arc<MessageQueue>,
     pub(super) tree: Option<Arc<TreeMeter>>,
+    /// Held while a child's worktree is made (see `prepare`).
+    pub(super) worktree_lock: tokio::sync::Mutex<()>,
     /// Running slots for children (`[subagents] max_concurrent`).
     slots: Arc<tokio::sync::Semaphore>,
     /// One model client per alias, shared by every child (see `client_for`).
@@ -155,6 +157,7 @@ impl Coordinator {
             inbox: Arc::new(MessageQueue::default()),
             tree,
             clients: Mutex::default(),
+            worktree_lock: tokio::sync::Mutex::new(()),
             slots,
             next_id: AtomicU64::new(existing),
             await_budget,

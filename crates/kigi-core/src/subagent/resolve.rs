@@ -155,6 +155,9 @@ impl Coordinator {
                 .join(id);
             let branch = format!("{}{}/{id}", worktree::BRANCH_PREFIX, self.setup.session_id);
             let cwd = self.setup.cwd.clone();
+            // One `git worktree add` at a time: concurrent ones contend for the repository's
+            // locks and fail.
+            let _one_at_a_time = self.worktree_lock.lock().await;
             Some(off_runtime(move || worktree::create(&cwd, &dir, &branch)).await?)
         } else {
             None

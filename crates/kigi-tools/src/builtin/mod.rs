@@ -1,5 +1,6 @@
 //! The built-in tools, one file each.
 
+pub mod complete_task;
 pub mod glob;
 pub mod grep;
 pub mod list_dir;
