@@ -960,6 +960,15 @@ fn no_wait_cancels_background_subagents_and_their_transcripts_say_so() {
 
 #[test]
 fn sigterm_ends_a_run_like_ctrl_c() {
+    ends_like_ctrl_c("-TERM");
+}
+
+#[test]
+fn sighup_ends_a_run_like_ctrl_c() {
+    ends_like_ctrl_c("-HUP");
+}
+
+fn ends_like_ctrl_c(signal: &str) {
     let env = Env::new(vec![
         Step::text("never whole").after_faults(vec![Fault::Hang]),
     ]);
@@ -974,11 +983,11 @@ fn sigterm_ends_a_run_like_ctrl_c() {
             .wait_for(Duration::from_secs(30), |log| !log.is_empty()),
     );
     assert!(arrived, "kigi never sent its request");
-    let signal = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+    let sent = Command::new("kill")
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
-    assert!(signal.success());
+    assert!(sent.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     let result = result_of(&out);
@@ -1170,4 +1179,47 @@ fn a_worker_required_to_call_complete_task_gets_it_and_ends_with_it() {
             .to_string()
             .contains("complete_task")
     );
+}
+
+#[test]
+fn a_swarm_member_still_running_at_the_deadline_is_cancelled_and_said_so() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching("#fast", vec![Step::text("done fast")]))
+        .with(Script::matching(
+            "#slow",
+            vec![Step::text("never").after_faults(vec![Fault::Hang])],
+        ));
+    let env = Env::with_scripts(scripts);
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[swarm]\ndeadline_ms = 1500\n",
+    )
+    .unwrap();
+    let items = env.write("items.txt", "#fast-1\n#slow-1\n");
+    let out = env.kigi(&[
+        "swarm",
+        "--template",
+        "do {{item}}",
+        "--items-file",
+        items.to_str().unwrap(),
+        "--output-format",
+        "json",
+    ]);
+    assert!(
+        stderr(&out)
+            .contains("member(s) still running at the swarm's deadline were cancelled: sub-2"),
+        "{}",
+        stderr(&out)
+    );
+    let report = result_of(&out);
+    let id = report["session_id"].as_str().unwrap();
+    let wire = env
+        .home
+        .join("sessions")
+        .join(id)
+        .join("agents/sub-2/wire.jsonl");
+    let text = std::fs::read_to_string(&wire).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["params"]["update"]["type"], "turn_end", "{text}");
+    assert_eq!(last["params"]["update"]["reason"], "cancelled", "{text}");
 }

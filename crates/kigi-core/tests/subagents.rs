@@ -1153,3 +1153,51 @@ async fn a_swarm_of_128_runs_through_the_coordinator_and_reports_in_item_order()
         "{refused}"
     );
 }
+
+#[tokio::test]
+async fn a_spent_tree_budget_stops_the_next_child_before_its_first_request() {
+    let tree = Tree::new(
+        vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    Step::calls(vec![spawn(
+                        json!({"prompt": "#spender go", "description": "spend"}),
+                    )]),
+                    Step::calls(vec![spawn(
+                        json!({"prompt": "#late go", "description": "too late"}),
+                    )]),
+                    Step::text("ok"),
+                ],
+            ),
+            Script::matching(
+                "#spender",
+                vec![
+                    Step {
+                        usage: Some(ScriptedUsage {
+                            input: 900,
+                            output: 300,
+                            cached: 0,
+                        }),
+                        ..Step::calls(vec![ScriptedToolCall::new("list_dir", json!({}))])
+                    },
+                    Step::text("never reached"),
+                ],
+            ),
+            Script::matching("#late", vec![Step::text("should not run")]),
+        ],
+        "[subagents]\nmax_tokens_per_tree = 1000\n",
+    )
+    .await;
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    assert!(
+        tree.requests_of("#late").is_empty(),
+        "a child started a request after the tree's budget was spent"
+    );
+    let late = &Tree::tool_results(&tree.requests_of("#parent")[2])[1];
+    assert!(
+        late.contains("budget.tokens: session tree token budget spent"),
+        "{late}"
+    );
+}
