@@ -293,7 +293,10 @@ fn main() -> ExitCode {
     report(result)
 }
 
+/// Prints a failure, and ends every process group kigi started that is still alive (a command
+/// stuck past the run's wind-down, a git hook), so none outlives the process.
 fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
+    kigi_tools::process_group::kill_all();
     match result {
         Ok(code) => code,
         Err(err) => {

@@ -44,6 +44,9 @@ pub fn run_git(dir: &Path, args: &[&str], timeout: Duration) -> std::io::Result<
         .env("GIT_TERMINAL_PROMPT", "0")
         .process_group(0)
         .spawn()?;
+    // Tracked from the start: whatever git or its hooks start dies when this call ends, or
+    // with kigi if this thread is still stuck when the process exits.
+    let group = ProcessGroup::track(child.id());
     // Readers on their own threads, so a full pipe never stalls git while we wait.
     let (sent, output) = std::sync::mpsc::channel();
     for (stream, pipe) in [
@@ -98,7 +101,9 @@ pub fn run_git(dir: &Path, args: &[&str], timeout: Duration) -> std::io::Result<
             stderr,
         }),
         _ => {
-            kill_group(&mut child);
+            group.kill();
+            let _ = child.kill();
+            let _ = child.wait();
             Ok(GitRun::TimedOut)
         }
     }
@@ -109,14 +114,6 @@ pub fn run_git(dir: &Path, args: &[&str], timeout: Duration) -> std::io::Result<
 enum Stream {
     Out,
     Err,
-}
-
-/// Kills git's whole process group (and so whatever it started), then reaps git. git is
-/// reaped after this, so its pid (the group's id) cannot have been reused yet.
-fn kill_group(child: &mut std::process::Child) {
-    ProcessGroup::track(child.id()).kill();
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[cfg(test)]
