@@ -827,31 +827,6 @@ fn ctrl_c_cancels_a_swarm_and_still_reports_what_finished() {
     );
 }
 
-/// Whether process `pid` still runs a few seconds on (zombies do not count).
-fn still_running(pid: &str) -> bool {
-    assert!(!pid.trim().is_empty(), "no pid was written");
-    let alive = || {
-        std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
-            .map(|stat| {
-                !stat
-                    .rsplit(')')
-                    .next()
-                    .unwrap_or("")
-                    .trim_start()
-                    .starts_with('Z')
-            })
-            .unwrap_or(false)
-    };
-    let ceiling = std::time::Instant::now() + Duration::from_secs(5);
-    while alive() {
-        if std::time::Instant::now() >= ceiling {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    false
-}
-
 #[test]
 fn a_background_command_does_not_outlive_kigi() {
     let env = Env::new(vec![
@@ -871,7 +846,7 @@ fn a_background_command_does_not_outlive_kigi() {
     assert!(out.status.success(), "{}", stderr(&out));
     let pid = std::fs::read_to_string(env.repo.join("pid")).unwrap();
     assert!(
-        !still_running(&pid),
+        !kigi_testkit::process_probe::still_running(&pid),
         "the background command outlived kigi: {:?}\n{}",
         std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())),
         stderr(&out)

@@ -120,28 +120,6 @@ enum Stream {
 mod tests {
     use super::*;
 
-    /// Whether process `pid` still runs a few seconds on (a zombie waiting for its reaper
-    /// does not). A killed process may take a moment to die; one that was not killed runs
-    /// for the 30 s it sleeps, past this ceiling.
-    fn running(pid: &str) -> bool {
-        let alive = || {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .map(|stat| {
-                    let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-                    !state.starts_with('Z')
-                })
-                .unwrap_or(false)
-        };
-        let ceiling = Instant::now() + Duration::from_secs(5);
-        while alive() {
-            if Instant::now() >= ceiling {
-                return true;
-            }
-            std::thread::sleep(POLL);
-        }
-        false
-    }
-
     #[test]
     fn a_call_past_its_ceiling_is_killed_with_what_it_started() {
         let tmp = tempfile::tempdir().unwrap();
@@ -158,7 +136,10 @@ mod tests {
         );
         assert!(matches!(outcome.unwrap(), GitRun::TimedOut));
         let pid = std::fs::read_to_string(&pid_file).unwrap();
-        assert!(!running(pid.trim()), "the alias's sleep outlived the call");
+        assert!(
+            !kigi_testkit::process_probe::still_running(&pid),
+            "the alias's sleep outlived the call"
+        );
     }
 
     #[test]
@@ -177,7 +158,10 @@ mod tests {
         );
         assert!(matches!(outcome.unwrap(), GitRun::TimedOut));
         let pid = std::fs::read_to_string(&pid_file).unwrap();
-        assert!(!running(pid.trim()), "the job outlived the call");
+        assert!(
+            !kigi_testkit::process_probe::still_running(&pid),
+            "the job outlived the call"
+        );
     }
 
     #[test]

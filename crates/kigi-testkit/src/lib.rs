@@ -6,6 +6,7 @@
 //! subagents and swarms get deterministic answers.
 
 mod channel_body;
+pub mod process_probe;
 mod request_log;
 mod routing;
 pub mod script;

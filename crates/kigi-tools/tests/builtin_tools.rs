@@ -345,32 +345,6 @@ async fn with_a_write_root_file_tools_cannot_write_outside_it() {
     assert!(!ws.context.cwd.join("sneaky.txt").exists());
 }
 
-/// Whether process `pid` still runs a few seconds on (zombies do not count). A killed process
-/// may take a moment to go; one nobody killed sleeps far past this ceiling.
-fn still_running(pid: &str) -> bool {
-    assert!(!pid.trim().is_empty(), "no pid was written");
-    let alive = || {
-        std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
-            .map(|stat| {
-                !stat
-                    .rsplit(')')
-                    .next()
-                    .unwrap_or("")
-                    .trim_start()
-                    .starts_with('Z')
-            })
-            .unwrap_or(false)
-    };
-    let ceiling = std::time::Instant::now() + Duration::from_secs(5);
-    while alive() {
-        if std::time::Instant::now() >= ceiling {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    false
-}
-
 /// A shell line that starts a sleeper in the background, writing its pid to `pid`.
 const LEAVE_A_SLEEPER: &str =
     "sh -c 'echo $$ > pid; exec sleep 60' & while [ ! -s pid ]; do sleep 0.01; done; echo started";
@@ -384,7 +358,7 @@ async fn a_foreground_command_leaves_nothing_running_when_it_ends() {
         .unwrap();
     assert!(out.content.contains("started"), "{}", out.content);
     assert!(
-        !still_running(&ws.read("pid")),
+        !kigi_testkit::process_probe::still_running(&ws.read("pid")),
         "the sleeper outlived the call"
     );
 }
@@ -416,7 +390,7 @@ fn a_background_task_dies_with_the_runtime_that_ran_it() {
     // The process exits without anyone cancelling the task: the runtime drops its future.
     drop(runtime);
     assert!(
-        !still_running(&ws.read("pid")),
+        !kigi_testkit::process_probe::still_running(&ws.read("pid")),
         "the background task outlived kigi"
     );
 }
