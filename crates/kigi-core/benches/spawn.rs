@@ -9,10 +9,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kigi_agent::{Discovery, KigiPaths, PermissionMode};
+use kigi_agent::{KigiPaths, PermissionMode};
 use kigi_core::host::{OpenRequest, SessionHost};
 use kigi_core::subagent::{CheckedSpawn, SpawnOutcome};
-use kigi_model::{CancellationToken, ModelClient, ModelEndpoint, ModelsConfig, Provider};
+use kigi_model::{CancellationToken, ModelClient, ModelEndpoint, Provider};
 use kigi_testkit::{Script, ScriptSet, ScriptedServer, Step};
 
 const CHILDREN: usize = 100;
@@ -61,7 +61,10 @@ fn main() {
         let server = ScriptedServer::start(scripts).await.unwrap();
         let started = Instant::now();
         let client = ModelClient::new(ModelEndpoint::new(Provider::OpenaiChat, server.url(), "m")).unwrap();
-        let host = SessionHost::new(Discovery::load(paths).unwrap(), ModelsConfig::default(), Arc::new(|_: &str| None));
+        // All 100 children run at once (the default cap is 16): the bench measures each one's cost.
+        std::fs::create_dir_all(&paths.kigi_home).unwrap();
+        std::fs::write(paths.config_file(), "[subagents]\nmax_concurrent = 128\n").unwrap();
+        let host = SessionHost::load(paths, Arc::new(|_: &str| None)).unwrap();
         let mut session = host
             .open(OpenRequest { client: Some(client), permission_mode: Some(PermissionMode::DontAsk), ..OpenRequest::new(&cwd) })
             .unwrap();
