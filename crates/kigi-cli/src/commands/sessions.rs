@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use crate::terminal_text::safe_for_terminal;
 use kigi_agent::KigiPaths;
 use kigi_core::SessionStore;
 use kigi_protocol::SessionEvent;
@@ -47,6 +48,8 @@ pub fn show(id: &str, agent: Option<&str>) -> anyhow::Result<ExitCode> {
     for warning in &loaded.warnings {
         eprintln!("kigi: warning: {warning}");
     }
+    // Transcript text is shown, not obeyed: a model or tool could have written escapes.
+    let say = |line: String| println!("{}", safe_for_terminal(&line));
     for stored in &loaded.events {
         let time = stored.timestamp.get(11..19).unwrap_or("");
         match &stored.event {
@@ -57,23 +60,23 @@ pub fn show(id: &str, agent: Option<&str>) -> anyhow::Result<ExitCode> {
                 kigi_version,
                 ..
             } => {
-                println!(
+                say(format!(
                     "session {id}: agent {agent}, model {model}, in {cwd} (kigi {kigi_version})"
-                );
+                ));
             }
-            SessionEvent::UserMessage { text } => println!("\n[{time}] user:\n{text}"),
-            SessionEvent::Reminder { text, .. } => println!("\n[{time}] reminder:\n{text}"),
+            SessionEvent::UserMessage { text } => say(format!("\n[{time}] user:\n{text}")),
+            SessionEvent::Reminder { text, .. } => say(format!("\n[{time}] reminder:\n{text}")),
             SessionEvent::AssistantMessage { text, thinking, .. } => {
                 if !thinking.is_empty() {
-                    println!("\n[{time}] thinking:\n{thinking}");
+                    say(format!("\n[{time}] thinking:\n{thinking}"));
                 }
                 if !text.is_empty() {
-                    println!("\n[{time}] assistant:\n{text}");
+                    say(format!("\n[{time}] assistant:\n{text}"));
                 }
             }
             SessionEvent::ToolCall {
                 name, raw_input, ..
-            } => println!("[{time}] → {name} {raw_input}"),
+            } => say(format!("[{time}] → {name} {raw_input}")),
             SessionEvent::ToolResult {
                 name,
                 status,
@@ -82,24 +85,28 @@ pub fn show(id: &str, agent: Option<&str>) -> anyhow::Result<ExitCode> {
             } => {
                 let lines = output.lines().count();
                 let first = output.lines().next().unwrap_or("");
-                println!("[{time}] ← {name} {status:?} ({lines} lines): {first}");
+                say(format!(
+                    "[{time}] ← {name} {status:?} ({lines} lines): {first}"
+                ));
             }
             SessionEvent::Usage {
                 input_tokens,
                 output_tokens,
                 cached_input_tokens,
             } => {
-                println!(
+                say(format!(
                     "[{time}]   tokens: {input_tokens} in ({cached_input_tokens} cached), {output_tokens} out"
-                );
+                ));
             }
             SessionEvent::Retrying {
                 attempt, reason, ..
-            } => println!("[{time}]   retry {attempt}: {reason}"),
-            SessionEvent::TurnEnd { reason, steps } => {
-                println!("[{time}] turn ended: {reason:?} after {steps} step(s)")
+            } => say(format!("[{time}]   retry {attempt}: {reason}")),
+            SessionEvent::TurnEnd { reason, steps } => say(format!(
+                "[{time}] turn ended: {reason:?} after {steps} step(s)"
+            )),
+            SessionEvent::Error { code, message } => {
+                say(format!("[{time}] error {code}: {message}"))
             }
-            SessionEvent::Error { code, message } => println!("[{time}] error {code}: {message}"),
             SessionEvent::TextDelta { .. } | SessionEvent::ThinkingDelta { .. } => {}
         }
     }
