@@ -1061,7 +1061,11 @@ fn control_sequences_from_tools_are_shown_not_obeyed_and_the_transcript_keeps_th
     let shown = env.kigi(&["sessions", "show", id]);
     assert!(shown.status.success(), "{}", stderr(&shown));
     assert!(!shown.stdout.contains(&0x1b), "{:?}", stdout(&shown));
-    assert!(stdout(&shown).contains("^[]0;pwned^G"), "{}", stdout(&shown));
+    assert!(
+        stdout(&shown).contains("^[]0;pwned^G"),
+        "{}",
+        stdout(&shown)
+    );
 }
 
 #[test]
