@@ -15,6 +15,7 @@ mod dialect;
 mod endpoint;
 mod error;
 mod event;
+mod model_choice;
 mod model_config;
 mod openai_chat;
 mod redaction;
@@ -22,6 +23,7 @@ mod request;
 mod response;
 mod responses;
 mod retry;
+mod retry_settings;
 mod sse;
 mod stream;
 mod tool_call_assembly;
@@ -32,14 +34,15 @@ pub use client::ModelClient;
 pub use endpoint::{Dialect, ModelEndpoint, Provider};
 pub use error::{ErrorClass, ModelError, classify_status};
 pub use event::{FinishReason, ModelEvent, Usage};
+pub use model_choice::ModelInput;
 pub use model_config::{
-    EndpointSettings, ModelConfigError, ModelFlags, ModelInput, ModelSettings, ModelsConfig,
-    RetrySettings,
+    EndpointSettings, ModelConfigError, ModelFlags, ModelSettings, ModelsConfig,
 };
 pub use redaction::{REDACTED, strip_userinfo};
 pub use request::{ModelRequest, ReasoningEffort, ToolSchema};
 pub use response::ModelResponse;
 pub use retry::{DEFAULT_MAX_RESPONSE_BYTES, RetryCounts, RetryDecision, RetryPolicy};
+pub use retry_settings::RetrySettings;
 pub use sse::{SseEvent, SseParser};
 pub use stream::ModelStream;
 pub use tokio_util::sync::CancellationToken;

@@ -10,7 +10,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -19,8 +18,9 @@ use crate::api_key::ApiKey;
 use crate::base_url::{BaseUrlFault, check_base_url};
 use crate::client::ModelClient;
 use crate::endpoint::{Dialect, ModelEndpoint, Provider};
+use crate::model_choice::base_url_source;
 use crate::redaction::strip_userinfo;
-use crate::retry::RetryPolicy;
+use crate::retry_settings::RetrySettings;
 
 /// The model-related parts of `config.toml`; other sections are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
@@ -31,63 +31,6 @@ pub struct ModelsConfig {
     pub endpoints: EndpointSettings,
     pub models: BTreeMap<String, ModelSettings>,
     pub retry: RetrySettings,
-}
-
-/// `[retry]`: counts and ceilings of [`RetryPolicy`], in milliseconds; unset keys keep the
-/// defaults.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(default)]
-pub struct RetrySettings {
-    pub max_retries: Option<u32>,
-    pub max_rate_limit_retries: Option<u32>,
-    pub initial_backoff_ms: Option<u64>,
-    pub max_backoff_ms: Option<u64>,
-    pub max_retry_after_ms: Option<u64>,
-    pub idle_timeout_ms: Option<u64>,
-    pub connect_timeout_ms: Option<u64>,
-    /// The deadline of one model request, retries included (default 600,000: 10 minutes).
-    pub request_timeout_ms: Option<u64>,
-    /// The largest body one response may have, in bytes (default 33,554,432: 32 MiB).
-    pub max_response_bytes: Option<u64>,
-}
-
-impl RetrySettings {
-    /// Every key at the value [`RetryPolicy::default`] gives it.
-    pub fn built_in() -> Self {
-        let base = RetryPolicy::default();
-        let ms = |d: Duration| Some(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        Self {
-            max_retries: Some(base.max_retries),
-            max_rate_limit_retries: Some(base.max_rate_limit_retries),
-            initial_backoff_ms: ms(base.initial_backoff),
-            max_backoff_ms: ms(base.max_backoff),
-            max_retry_after_ms: ms(base.max_retry_after),
-            idle_timeout_ms: ms(base.idle_timeout),
-            connect_timeout_ms: ms(base.connect_timeout),
-            request_timeout_ms: ms(base.request_timeout),
-            max_response_bytes: Some(base.max_response_bytes),
-        }
-    }
-
-    /// The policy: defaults overridden by what is set.
-    pub fn policy(&self) -> RetryPolicy {
-        let base = RetryPolicy::default();
-        let ms =
-            |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_millis);
-        RetryPolicy {
-            max_retries: self.max_retries.unwrap_or(base.max_retries),
-            max_rate_limit_retries: self
-                .max_rate_limit_retries
-                .unwrap_or(base.max_rate_limit_retries),
-            initial_backoff: ms(self.initial_backoff_ms, base.initial_backoff),
-            max_backoff: ms(self.max_backoff_ms, base.max_backoff),
-            max_retry_after: ms(self.max_retry_after_ms, base.max_retry_after),
-            idle_timeout: ms(self.idle_timeout_ms, base.idle_timeout),
-            connect_timeout: ms(self.connect_timeout_ms, base.connect_timeout),
-            request_timeout: ms(self.request_timeout_ms, base.request_timeout),
-            max_response_bytes: self.max_response_bytes.unwrap_or(base.max_response_bytes),
-        }
-    }
 }
 
 /// `[endpoints]`: defaults for every model that does not set its own.
@@ -117,24 +60,6 @@ pub struct ModelSettings {
     pub max_output_tokens: Option<u32>,
     /// Extra body fields for every request (`temperature`, `top_p`, …).
     pub request_params: toml::Table,
-}
-
-/// Which input chose the model name or the base URL: flags beat the environment, which beats
-/// the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModelInput {
-    /// `--model` or `--base-url`.
-    Flag,
-    /// `KIGI_MODEL` or `KIGI_BASE_URL`.
-    Env,
-    /// `default_model`.
-    DefaultModel,
-    /// The one `[models.<alias>]` there is, with nothing else naming a model.
-    OnlyAlias,
-    /// The chosen alias's own `base_url` (`[models.<alias>] base_url`).
-    AliasBaseUrl,
-    /// `[endpoints] api_base_url`.
-    EndpointsBaseUrl,
 }
 
 /// What the command line said.
@@ -225,10 +150,7 @@ impl ModelsConfig {
         flags: &ModelFlags,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ModelEndpoint, ModelConfigError> {
-        let name = self
-            .chosen_model(flags, env)
-            .map(|(name, _)| name)
-            .or_else(|| self.only_alias());
+        let name = self.chosen_model(flags, env).map(|(name, _)| name);
         if name.is_none() && self.models.len() > 1 {
             return Err(ModelConfigError::NoModelChosen {
                 configured: self.aliases().join(", "),
@@ -325,51 +247,6 @@ impl ModelsConfig {
         self.models.keys().cloned().collect()
     }
 
-    /// The alias when `[models]` holds exactly one.
-    fn only_alias(&self) -> Option<String> {
-        if self.models.len() == 1 {
-            self.models.keys().next().cloned()
-        } else {
-            None
-        }
-    }
-
-    /// The model name a run would use, and which input chose it: `--model`, else
-    /// `KIGI_MODEL`, else `default_model` (blank values count as unset).
-    pub fn chosen_model(
-        &self,
-        flags: &ModelFlags,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Option<(String, ModelInput)> {
-        set(flags.model.clone())
-            .map(|v| (v, ModelInput::Flag))
-            .or_else(|| set(env("KIGI_MODEL")).map(|v| (v, ModelInput::Env)))
-            .or_else(|| set(self.default_model.clone()).map(|v| (v, ModelInput::DefaultModel)))
-            .or_else(|| self.only_alias().map(|v| (v, ModelInput::OnlyAlias)))
-    }
-
-    /// The base URL a run on `model` would use, and which input chose it: `--base-url`, else
-    /// `KIGI_BASE_URL`, else the alias's own `base_url`, else `[endpoints] api_base_url`.
-    pub fn chosen_base_url(
-        &self,
-        model: Option<&str>,
-        flags: &ModelFlags,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Option<(String, ModelInput)> {
-        let alias = model.and_then(|n| self.models.get(n));
-        set(flags.base_url.clone())
-            .map(|v| (v, ModelInput::Flag))
-            .or_else(|| set(env("KIGI_BASE_URL")).map(|v| (v, ModelInput::Env)))
-            .or_else(|| {
-                alias
-                    .and_then(|a| set(a.base_url.clone()))
-                    .map(|v| (v, ModelInput::AliasBaseUrl))
-            })
-            .or_else(|| {
-                set(self.endpoints.api_base_url.clone()).map(|v| (v, ModelInput::EndpointsBaseUrl))
-            })
-    }
-
     /// The model's own key variable, then `KIGI_API_KEY`, then `[endpoints] api_key_env`.
     /// Naming a variable that no source fills is an error; naming none means no key (local
     /// servers need none).
@@ -404,20 +281,8 @@ impl ModelsConfig {
     }
 }
 
-/// Where a base URL chosen by `input` is set, as the user would type it.
-fn base_url_source(input: ModelInput, alias: &str) -> String {
-    match input {
-        ModelInput::Flag => "--base-url".into(),
-        ModelInput::Env => "KIGI_BASE_URL".into(),
-        ModelInput::AliasBaseUrl => format!("[models.{alias}] base_url"),
-        ModelInput::EndpointsBaseUrl | ModelInput::DefaultModel | ModelInput::OnlyAlias => {
-            "[endpoints] api_base_url".into()
-        }
-    }
-}
-
 /// `value` unless it is blank.
-fn set(value: Option<String>) -> Option<String> {
+pub(crate) fn set(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.trim().is_empty())
 }
 
@@ -632,21 +497,6 @@ temperature = 0.6
     }
 
     #[test]
-    fn the_stream_bounds_are_read_from_the_retry_section() {
-        let policy = config("[retry]\nrequest_timeout_ms = 1500\nmax_response_bytes = 4096\n")
-            .retry
-            .policy();
-        assert_eq!(policy.request_timeout, Duration::from_millis(1_500));
-        assert_eq!(policy.max_response_bytes, 4_096);
-        let defaults = RetrySettings::default().policy();
-        assert_eq!(defaults.request_timeout, Duration::from_secs(600));
-        assert_eq!(defaults.max_response_bytes, 32 * 1024 * 1024);
-        let built_in = RetrySettings::built_in();
-        assert_eq!(built_in.request_timeout_ms, Some(600_000));
-        assert_eq!(built_in.max_response_bytes, Some(33_554_432));
-    }
-
-    #[test]
     fn a_malformed_base_url_names_the_url_and_where_it_was_set() {
         let flags = ModelFlags {
             model: Some("m".into()),
@@ -709,57 +559,11 @@ temperature = 0.6
     }
 
     #[test]
-    fn retry_settings_override_only_what_they_set() {
-        let policy = config("[retry]\nmax_retries = 1\nidle_timeout_ms = 2500\n")
-            .retry
-            .policy();
-        assert_eq!(policy.max_retries, 1);
-        assert_eq!(policy.idle_timeout, Duration::from_millis(2_500));
-        assert_eq!(
-            policy.max_retry_after,
-            RetryPolicy::default().max_retry_after
-        );
-    }
-
-    #[test]
     fn unknown_keys_in_a_model_section_are_left_for_the_loader_to_report() {
         // kigi_agent::LoadedConfig warns about `base_ur` with its line; the model layer reads
         // what it knows and does not refuse the file.
         let config =
             ModelsConfig::parse("[models.a]\nbase_ur = \"x\"\n", Path::new("/c.toml")).unwrap();
         assert_eq!(config.models["a"], ModelSettings::default());
-    }
-
-    #[test]
-    fn choices_say_which_input_won() {
-        let config = config(
-            "default_model = \"a\"\n[endpoints]\napi_base_url = \"http://shared\"\n[models.a]\nbase_url = \"http://a\"\n",
-        );
-        let none = env_of(&[]);
-        assert_eq!(
-            config.chosen_model(&ModelFlags::default(), &none),
-            Some(("a".into(), ModelInput::DefaultModel))
-        );
-        assert_eq!(
-            config.chosen_base_url(Some("a"), &ModelFlags::default(), &none),
-            Some(("http://a".into(), ModelInput::AliasBaseUrl))
-        );
-        assert_eq!(
-            config.chosen_base_url(Some("b"), &ModelFlags::default(), &none),
-            Some(("http://shared".into(), ModelInput::EndpointsBaseUrl))
-        );
-        let env = env_of(&[("KIGI_MODEL", "m"), ("KIGI_BASE_URL", " ")]);
-        assert_eq!(
-            config.chosen_model(&ModelFlags::default(), &env),
-            Some(("m".into(), ModelInput::Env))
-        );
-        let flags = ModelFlags {
-            model: Some("f".into()),
-            base_url: Some("http://flag".into()),
-        };
-        assert_eq!(
-            config.chosen_base_url(Some("a"), &flags, &env),
-            Some(("http://flag".into(), ModelInput::Flag))
-        );
     }
 }
