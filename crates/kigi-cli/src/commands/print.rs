@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use kigi_agent::PermissionMode;
-use kigi_core::host::{AgentChoice, HostError, HostedSession, OpenRequest, SessionStart};
+use kigi_core::host::{
+    AgentChoice, EventStream, HostError, HostedSession, OpenRequest, SessionStart,
+};
 use kigi_core::subagent::{DEFAULT_CHILD_TIMEOUT, EnvLookup};
 use kigi_model::CancellationToken;
 use kigi_model::{ModelConfigError, ModelFlags};
@@ -111,17 +113,7 @@ pub async fn run_session(
     let coordinator = Arc::clone(session.coordinator());
     let id = session.id().to_owned();
     let events = session.events();
-    let outcome = {
-        let turn = control.run_turn(prompt);
-        tokio::pin!(turn);
-        loop {
-            tokio::select! {
-                biased;
-                Some(event) = events.next() => progress::show_event(format, &event),
-                outcome = &mut turn => break outcome,
-            }
-        }
-    };
+    let outcome = showing_events(events, format, control.run_turn(prompt)).await;
     let background = coordinator.running();
     if !background.is_empty() && !no_wait && !stop.is_cancelled() {
         eprintln!(
@@ -129,16 +121,13 @@ pub async fn run_session(
             background.len(),
             background.join(", ")
         );
-        let waited = coordinator.wait_all(DEFAULT_CHILD_TIMEOUT);
-        tokio::pin!(waited);
-        loop {
+        let waited = async {
             tokio::select! {
-                biased;
-                Some(event) = events.next() => progress::show_event(format, &event),
-                _ = &mut waited => break,
-                () = stop.cancelled() => break,
+                _ = coordinator.wait_all(DEFAULT_CHILD_TIMEOUT) => {}
+                () = stop.cancelled() => {}
             }
-        }
+        };
+        showing_events(events, format, waited).await;
     }
     let cancelled = coordinator.running();
     if !cancelled.is_empty() {
@@ -158,4 +147,20 @@ pub async fn run_session(
     Ok(ExitCode::from(progress::finish(
         format, &id, &outcome, &outcomes,
     )))
+}
+
+/// Runs `work` while showing the session's events as they arrive.
+async fn showing_events<T>(
+    events: &mut EventStream,
+    format: OutputFormat,
+    work: impl std::future::Future<Output = T>,
+) -> T {
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            biased;
+            Some(event) = events.next() => progress::show_event(format, &event),
+            done = &mut work => return done,
+        }
+    }
 }
