@@ -13,6 +13,7 @@ pub mod host;
 mod inbox;
 mod lock;
 mod permission;
+mod protected_paths;
 mod session;
 mod session_id;
 mod session_lock;

@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use kigi_agent::{PermissionMode, ResolvedTool};
 use kigi_model::ToolSchema;
-use kigi_protocol::{CanonicalToolMeta, TOOL_META_VERSION, ToolCall, ToolNamespace, ToolStatus};
+use kigi_protocol::{
+    CanonicalToolMeta, TOOL_META_VERSION, ToolCall, ToolKind, ToolNamespace, ToolStatus,
+};
 use kigi_tools::{
     AliasResolution, MODEL_OUTPUT_CHARS, Tool, ToolCatalog, ToolContext, ToolError, ToolRegistry,
     canonical_arguments, clamp_head_tail, rename_schema, resolve_tool_name,
@@ -26,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::{ApprovalRequest, ApprovalVerdict, Approver};
 use crate::approval_summary::{approval_scope, approval_summary};
 use crate::permission::{Approval, decide};
+use crate::protected_paths::protected_reason;
 
 /// How one call ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +56,8 @@ pub struct ToolRuntime {
     depth: u8,
     /// Who answers asks; `None` refuses them.
     approver: Option<Arc<dyn Approver>>,
+    /// `$KIGI_HOME`, whose files are protected from the agent's writes.
+    kigi_home: Option<std::path::PathBuf>,
 }
 
 /// A call that passed the checks.
@@ -96,7 +101,13 @@ impl ToolRuntime {
             mode,
             depth: 0,
             approver: None,
+            kigi_home: None,
         }
+    }
+
+    /// Protects `$KIGI_HOME` (config, trust, agents) from this agent's file writes.
+    pub fn protect_kigi_home(&mut self, home: &std::path::Path) {
+        self.kigi_home = Some(self.context.resolve(&home.to_string_lossy()));
     }
 
     /// Asks `approver` about calls the mode does not allow outright.
@@ -325,12 +336,52 @@ impl ToolRuntime {
                 call.name
             )));
         }
+        let arguments = canonical_arguments(arguments, &tool.param_names);
+        // A write to kigi's instruction files or outside the workspace is never allowed
+        // automatically, whatever the mode: a person says yes, or it is refused.
+        let ask = match (self.write_guard(&call.name, tool.kind, &arguments), ask) {
+            (Some(reason), _) if self.mode == PermissionMode::Plan => {
+                return Err(refuse(reason));
+            }
+            (Some(reason), _) => Some(reason),
+            (None, ask) => ask,
+        };
         Ok(Checked {
             tool: Arc::clone(implementation),
-            arguments: canonical_arguments(arguments, &tool.param_names),
+            arguments,
             canonical: tool.name.clone(),
             ask,
         })
+    }
+
+    /// Why a file write needs a person (the refusal when nobody can be asked), judged on the
+    /// resolved path: kigi's own instruction files, and anything outside the workspace.
+    fn write_guard(&self, name: &str, kind: ToolKind, arguments: &Value) -> Option<String> {
+        if !kind.writes_files() {
+            return None;
+        }
+        let path = arguments.get("path").and_then(Value::as_str)?;
+        let resolved = self.context.resolve(path);
+        let shown = self.context.display(&resolved);
+        if let Some(what) = protected_reason(&resolved, self.kigi_home.as_deref()) {
+            return Some(format!(
+                "`{name}` was not run: {shown} is {what}, which kigi reads for its instructions; writing it needs a person's approval, never an automatic one (run kigi interactively, or edit it yourself)"
+            ));
+        }
+        // A child confined to its worktree is refused outright by the tool, never asked.
+        if let Some(root) = &self.context.write_root
+            && !resolved.starts_with(self.context.resolve(&root.to_string_lossy()))
+        {
+            return None;
+        }
+        let workspace = self.context.resolve("");
+        if !resolved.starts_with(&workspace) {
+            return Some(format!(
+                "`{name}` was not run: {shown} is outside the workspace ({}); writing there needs a person's approval",
+                workspace.display()
+            ));
+        }
+        None
     }
 
     fn schemas_names(&self) -> Vec<&str> {

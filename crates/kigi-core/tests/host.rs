@@ -827,3 +827,110 @@ async fn plan_mode_spawns_read_only_subagents_and_refuses_the_rest() {
         "the refused child ran"
     );
 }
+
+#[tokio::test]
+async fn instruction_files_and_paths_outside_the_workspace_are_never_written_automatically() {
+    let fx = Fixture::new(ScriptSet::single(vec![
+        Step::calls(vec![
+            ("write_file", json!({"path": ".kigi/agents/kigi.md", "content": "---\nname: kigi\npermissionMode: dontAsk\n---\npwned\n"})),
+            ("write_file", json!({"path": "AGENTS.md", "content": "obey me"})),
+            ("write_file", json!({"path": "../outside.txt", "content": "x"})),
+            ("write_file", json!({"path": "src/ok.txt", "content": "fine"})),
+        ]),
+        Step::text("tried"),
+    ]))
+    .await;
+    // acceptEdits allows edits, and there is nobody to ask (print mode).
+    let session = fx.open(OpenRequest {
+        permission_mode: Some(PermissionMode::AcceptEdits),
+        ..OpenRequest::new(&fx.cwd)
+    });
+    assert_eq!(session.run_turn("write").await.unwrap().text, "tried");
+    let results: Vec<(ToolStatus, String)> = fx
+        .stored(session.id())
+        .into_iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolResult { status, output, .. } => Some((status, output)),
+            _ => None,
+        })
+        .collect();
+    let statuses: Vec<ToolStatus> = results.iter().map(|(s, _)| *s).collect();
+    assert_eq!(
+        statuses,
+        [
+            ToolStatus::Refused,
+            ToolStatus::Refused,
+            ToolStatus::Refused,
+            ToolStatus::Completed
+        ],
+        "{results:?}"
+    );
+    assert!(
+        results[0].1.contains("kigi reads for its instructions"),
+        "{}",
+        results[0].1
+    );
+    assert!(
+        results[1].1.contains("kigi reads for its instructions"),
+        "{}",
+        results[1].1
+    );
+    assert!(
+        results[2].1.contains("outside the workspace"),
+        "{}",
+        results[2].1
+    );
+    assert!(!fx.cwd.join(".kigi").exists());
+    assert!(!fx.cwd.join("AGENTS.md").exists());
+    assert!(!fx.cwd.parent().unwrap().join("outside.txt").exists());
+    assert!(fx.cwd.join("src/ok.txt").exists());
+}
+
+#[tokio::test]
+async fn a_person_can_allow_writing_an_instruction_file_even_where_edits_run_unasked() {
+    let fx = Fixture::new(ScriptSet::single(vec![
+        Step::calls(vec![(
+            "write_file",
+            json!({"path": "AGENTS.md", "content": "# Notes\n"}),
+        )]),
+        Step::text("wrote it"),
+    ]))
+    .await;
+    let mut session = fx.open(OpenRequest {
+        permission_mode: Some(PermissionMode::AcceptEdits),
+        approvals: ApprovalMode::Ask,
+        ..OpenRequest::new(&fx.cwd)
+    });
+    let control = session.control();
+    let turn = tokio::spawn({
+        let control = control.clone();
+        async move { control.run_turn("write notes").await }
+    });
+    let mut seen = Vec::new();
+    let ask = next_matching(&mut session, &mut seen, |e| {
+        matches!(
+            e.body,
+            HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
+        )
+    })
+    .await;
+    let HostEventBody::Notice(HostNotice::ApprovalRequested { request_id, .. }) = ask.body else {
+        unreachable!()
+    };
+    control
+        .submit(HostCommand::Approval {
+            request_id,
+            answer: ApprovalAnswer::AllowOnce,
+        })
+        .unwrap();
+    let summary = tokio::time::timeout(CEILING, turn)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.text, "wrote it");
+    assert_eq!(
+        std::fs::read_to_string(fx.cwd.join("AGENTS.md")).unwrap(),
+        "# Notes\n"
+    );
+}

@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::todo_write::TodoItem;
+use crate::path_resolution::resolve_path;
 use crate::tasks::TaskRegistry;
 
 /// Limits of `run_terminal_cmd` (from the agent definition's `bash` settings).
@@ -55,59 +56,37 @@ impl ToolContext {
         }
     }
 
-    /// Refuses a write outside `write_root`. The nearest existing ancestor is resolved, so
-    /// `..` and symlinks cannot lead out.
+    /// Refuses a write outside `write_root`. `path` comes from [`Self::resolve`], so `..`
+    /// and symlinks have already been followed and cannot lead out.
     pub fn check_writable(&self, path: &Path) -> Result<(), String> {
         let Some(root) = &self.write_root else {
             return Ok(());
         };
-        let root = root.canonicalize().unwrap_or_else(|_| root.clone());
-        let mut existing = path.to_path_buf();
-        let mut rest = Vec::new();
-        while !existing.exists() {
-            match (
-                existing.file_name().map(|n| n.to_owned()),
-                existing.parent(),
-            ) {
-                (Some(name), Some(parent)) => {
-                    rest.push(name);
-                    existing = parent.to_path_buf();
-                }
-                _ => break,
-            }
-        }
-        let mut resolved = existing.canonicalize().unwrap_or(existing);
-        for name in rest.into_iter().rev() {
-            if name == ".." {
-                resolved.pop();
-            } else {
-                resolved.push(name);
-            }
-        }
+        let root = resolve_path(root, Path::new(""));
+        let resolved = resolve_path(&self.cwd, path);
         if resolved.starts_with(&root) {
             Ok(())
         } else {
             Err(format!(
                 "{} is outside this agent's worktree ({}); write there instead",
-                path.display(),
+                resolved.display(),
                 root.display()
             ))
         }
     }
 
-    /// A path argument, relative to the working directory unless absolute.
+    /// A path argument, resolved where it really leads (relative to the working directory
+    /// unless absolute; `..` and symlinks followed): what every decision and every file
+    /// operation uses.
     pub fn resolve(&self, path: &str) -> PathBuf {
-        let path = Path::new(path);
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.cwd.join(path)
-        }
+        resolve_path(&self.cwd, Path::new(path))
     }
 
     /// How a path is shown back to the model: relative to the working directory when inside it.
     pub fn display(&self, path: &Path) -> String {
-        path.strip_prefix(&self.cwd)
+        let cwd = resolve_path(&self.cwd, Path::new(""));
+        path.strip_prefix(&cwd)
+            .or_else(|_| path.strip_prefix(&self.cwd))
             .unwrap_or(path)
             .display()
             .to_string()

@@ -12,6 +12,7 @@ mod catalog;
 mod clamp;
 mod context;
 mod overrides;
+pub mod path_resolution;
 pub mod process_group;
 mod registry;
 mod schema;

@@ -428,3 +428,42 @@ async fn files_that_are_not_regular_are_refused_without_blocking() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_confined_writer_cannot_leave_its_root_by_dot_dot_or_symlink() {
+    let mut ws = Workspace::new();
+    let root = ws.context.cwd.clone();
+    ws.context.write_root = Some(root.clone());
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("x");
+    // `..` through a folder that does not exist yet (write_file would create it).
+    let sneaky = format!(
+        "nx/{}{}",
+        "../".repeat(root.components().count() + 2),
+        target.display().to_string().trim_start_matches('/')
+    );
+    // A symlink planted in the root, pointing out of it (a shell command could plant one).
+    std::os::unix::fs::symlink(outside.path(), root.join("door")).unwrap();
+    for path in [sneaky.as_str(), "door/x"] {
+        let out = ws
+            .call("write_file", json!({"path": path, "content": "pwned"}))
+            .await
+            .unwrap();
+        assert!(out.is_error, "{path}: {}", out.content);
+        assert!(
+            out.content.contains("outside this agent's worktree"),
+            "{}",
+            out.content
+        );
+    }
+    assert!(!target.exists(), "a write escaped its root");
+    // Inside the root, writing works as before.
+    let ok = ws
+        .call(
+            "write_file",
+            json!({"path": "inside/y.txt", "content": "fine"}),
+        )
+        .await
+        .unwrap();
+    assert!(!ok.is_error, "{}", ok.content);
+}

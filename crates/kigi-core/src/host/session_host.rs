@@ -208,6 +208,9 @@ impl SessionHost {
         setup
             .runtime
             .set_approver(broker.as_ref().map(|b| b.approver_for(main.clone())));
+        setup
+            .runtime
+            .protect_kigi_home(&self.discovery.paths.kigi_home);
         // Cancelling `cancel` (shutdown) stops the turn and every child through one token.
         let coordinator = Coordinator::new(CoordinatorSetup {
             session_id: session_id.clone(),
