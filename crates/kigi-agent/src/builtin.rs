@@ -20,6 +20,11 @@ const BUILT_IN_FILES: &[(&str, &str)] = &[
     ("plan", include_str!("../builtin/plan.md")),
 ];
 
+/// True when `name` is a built-in agent's (`kigi`, `general-purpose`, `explore`, `plan`).
+pub fn is_built_in_name(name: &str) -> bool {
+    BUILT_IN_FILES.iter().any(|(built_in, _)| *built_in == name)
+}
+
 /// Every built-in definition. A built-in that fails to parse is a bug caught by this module's
 /// tests; at run time it is left out rather than taking the process down.
 pub fn built_in_definitions() -> Vec<AgentDefinition> {
@@ -42,6 +47,15 @@ mod tests {
             assert!(def.warnings.is_empty(), "{name}: {:?}", def.warnings);
         }
         assert_eq!(built_in_definitions().len(), BUILT_IN_FILES.len());
+    }
+
+    #[test]
+    fn built_in_names_are_exactly_the_four_built_ins() {
+        for name in ["kigi", "general-purpose", "explore", "plan"] {
+            assert!(is_built_in_name(name), "{name}");
+        }
+        assert!(!is_built_in_name("reviewer"));
+        assert!(!is_built_in_name("Kigi"));
     }
 
     #[test]

@@ -103,6 +103,11 @@ pub struct AgentDefinition {
     pub source: Option<PathBuf>,
     /// What kigi guessed, ignored or dropped while loading it.
     pub warnings: Vec<Diagnostic>,
+    /// Set by discovery on the definition that runs under this name: project files of the
+    /// same name that were ignored because their folder is not trusted. Also in `warnings`;
+    /// kept apart so the start of a run can announce them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trust_notices: Vec<Diagnostic>,
 }
 
 impl AgentDefinition {
@@ -136,6 +141,7 @@ impl AgentDefinition {
             body: String::new(),
             source: None,
             warnings: Vec::new(),
+            trust_notices: Vec::new(),
         }
     }
 

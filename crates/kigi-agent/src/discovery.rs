@@ -4,7 +4,10 @@
 //! root (closer wins); `$KIGI_HOME/agents/`; compat directories (project `.claude/agents/`,
 //! `.agents/agents/`, … closer first, then the user's `~/.claude/agents/`, …; switchable with
 //! `[agents] compat_dirs`); built-ins. Directories are scanned recursively, files in path order.
-//! The first definition of a name wins; later ones are kept as shadowed.
+//! The first definition of a name wins; later ones are kept as shadowed. A project file
+//! (`.kigi/agents/` or a project compat directory) of an untrusted folder cannot take a
+//! built-in's name: it is listed as ignored, with a diagnostic, and the name goes to the next
+//! definition (the user's own, or the built-in).
 //!
 //! The rule: by-name lookups check the name with [`check_path_component`] before touching the
 //! file system, and never join a name onto a directory.
@@ -15,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::agent_name::check_path_component;
-use crate::builtin::built_in_definitions;
+use crate::builtin::{built_in_definitions, is_built_in_name};
 use crate::config::{Config, ConfigError};
 use crate::definition::{AgentDefinition, NamePolicy, ParseOptions};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -24,7 +27,7 @@ use crate::loaded_config::LoadedConfig;
 use crate::paths::{KigiPaths, PROJECT_AGENT_DIR, PROJECT_COMPAT_AGENT_DIRS};
 use crate::project::ProjectLayout;
 use crate::settings::ModelChoice;
-use crate::trust::{TrustStore, gate_untrusted};
+use crate::trust::{TrustStore, gate_untrusted, shadowing_refused};
 
 /// Where a definition came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -66,8 +69,8 @@ pub struct AgentSource {
 pub struct DiscoveredAgent {
     pub definition: AgentDefinition,
     pub scope: Scope,
-    /// False for project files whose folder is not trusted (their hooks and MCP servers were
-    /// dropped).
+    /// False for project files whose folder is not trusted (their hooks, MCP servers and
+    /// command prefix were dropped, a raised permission mode lowered).
     pub trusted: bool,
 }
 
@@ -87,6 +90,9 @@ pub struct ShadowedAgent {
     pub agent: DiscoveredAgent,
     /// Origin of the definition that won.
     pub shadowed_by: String,
+    /// True when this untrusted project file would have won, but may not replace a built-in
+    /// agent until its folder is trusted.
+    pub ignored_untrusted: bool,
 }
 
 /// Everything discovery found.
@@ -151,7 +157,37 @@ impl DiscoveryReport {
             ));
         }
         let shadowed_by = winner.origin();
-        self.shadowed.push(ShadowedAgent { agent, shadowed_by });
+        self.shadowed.push(ShadowedAgent {
+            agent,
+            shadowed_by,
+            ignored_untrusted: false,
+        });
+    }
+
+    /// Records `agent`, an untrusted project file that would have taken a built-in's name,
+    /// against the definition that runs instead: listed as shadowed, with a diagnostic in the
+    /// report and on the winner (so `agents show` and the start of a run can tell).
+    fn refuse_shadowing(&mut self, agent: DiscoveredAgent, root: &Path) {
+        let name = agent.definition.name.clone();
+        let Some(winner) = self.agents.iter_mut().find(|a| a.definition.name == name) else {
+            return;
+        };
+        let origin = winner.origin();
+        let by_user = (winner.scope != Scope::BuiltIn).then_some(origin.as_str());
+        let diagnostic = shadowing_refused(&agent.definition, root, by_user);
+        winner.definition.warnings.push(diagnostic.clone());
+        winner.definition.trust_notices.push(diagnostic.clone());
+        self.diagnostics.push(diagnostic);
+        self.shadowed.push(ShadowedAgent {
+            agent,
+            shadowed_by: origin,
+            ignored_untrusted: true,
+        });
+    }
+
+    /// True when a definition already holds `name`.
+    fn has_winner(&self, name: &str) -> bool {
+        self.agents.iter().any(|a| a.definition.name == name)
     }
 }
 
@@ -256,11 +292,13 @@ impl Discovery {
 
     fn discover_from(&self, sources: &[AgentSource]) -> DiscoveryReport {
         let mut report = DiscoveryReport::default();
+        // Untrusted project files that would have replaced a built-in, with their folder.
+        let mut refused: Vec<(DiscoveredAgent, PathBuf)> = Vec::new();
         for source in sources {
-            let trusted = source
+            let untrusted_root = source
                 .trust_root
                 .as_ref()
-                .is_none_or(|root| self.trust.is_trusted(root));
+                .filter(|root| !self.trust.is_trusted(root));
             for file in scan_markdown(&source.dir, &mut report.diagnostics) {
                 let options = ParseOptions {
                     name_policy: source.name_policy,
@@ -268,19 +306,34 @@ impl Discovery {
                 };
                 match AgentDefinition::from_file_with(&file, options) {
                     Ok(mut definition) => {
-                        if let (false, Some(root)) = (trusted, &source.trust_root) {
+                        let refuse = untrusted_root.is_some()
+                            && is_built_in_name(&definition.name)
+                            && !report.has_winner(&definition.name);
+                        if refuse {
+                            // What the file itself got wrong still shows; what the gate drops
+                            // does not matter, the whole file is ignored.
+                            report
+                                .diagnostics
+                                .extend(definition.warnings.iter().cloned());
+                        }
+                        if let Some(root) = untrusted_root {
                             gate_untrusted(&mut definition, root);
                         }
                         self.warn_unknown_model(&mut definition);
-                        report
-                            .diagnostics
-                            .extend(definition.warnings.iter().cloned());
+                        if !refuse {
+                            report
+                                .diagnostics
+                                .extend(definition.warnings.iter().cloned());
+                        }
                         let agent = DiscoveredAgent {
                             definition,
                             scope: source.scope,
-                            trusted,
+                            trusted: untrusted_root.is_none(),
                         };
-                        report.add(agent, Some(&source.dir));
+                        match untrusted_root {
+                            Some(root) if refuse => refused.push((agent, root.clone())),
+                            _ => report.add(agent, Some(&source.dir)),
+                        }
                     }
                     Err(err) => report.diagnostics.push(err.to_diagnostic()),
                 }
@@ -293,6 +346,9 @@ impl Discovery {
                 trusted: true,
             };
             report.add(agent, None);
+        }
+        for (agent, root) in refused {
+            report.refuse_shadowing(agent, &root);
         }
         report
     }

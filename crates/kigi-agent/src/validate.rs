@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::agents_md::DEFAULT_BUDGET_BYTES as AGENTS_MD_BUDGET_BYTES;
 use crate::builder::AgentBuilder;
+use crate::builtin::is_built_in_name;
 use crate::definition::{AgentDefinition, NamePolicy, ParseOptions};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::discovery::{Discovery, scan_markdown};
@@ -16,7 +17,7 @@ use crate::folder_context::FolderContext;
 use crate::paths::{KigiPaths, is_compat_path};
 use crate::project::ProjectLayout;
 use crate::template::PromptEnvironment;
-use crate::trust::gate_untrusted;
+use crate::trust::{gate_untrusted, shadowing_refused};
 
 /// The [`FolderContext`] of each folder validated so far; `None` where reading it failed (each
 /// file there is then built on its own, and reports the failure itself).
@@ -96,6 +97,10 @@ impl Discovery {
         if !self.is_user_level(path) {
             let root = ProjectLayout::locate(folder).root;
             if !self.trust.is_trusted(&root) {
+                if is_built_in_name(&def.name) {
+                    let refused = shadowing_refused(&def, &root, None);
+                    def.warnings.push(refused);
+                }
                 gate_untrusted(&mut def, &root);
             }
         }

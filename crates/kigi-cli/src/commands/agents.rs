@@ -54,6 +54,7 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
                     "scope": s.agent.scope,
                     "source": s.agent.origin(),
                     "shadowed_by": s.shadowed_by,
+                    "ignored_untrusted": s.ignored_untrusted,
                 })
             })
             .collect();
@@ -81,8 +82,13 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", safe(&lines));
     }
     for shadowed in &report.shadowed {
+        let (label, why) = if shadowed.ignored_untrusted {
+            ("ignored ", "folder not trusted; runs")
+        } else {
+            ("shadowed", "by")
+        };
         let line = format!(
-            "{:width$}  shadowed  {} (by {})",
+            "{:width$}  {label}  {} ({why} {})",
             shadowed.agent.definition.name,
             shadowed.agent.origin(),
             shadowed.shadowed_by

@@ -225,7 +225,8 @@ impl HostedSession {
         std::mem::replace(&mut self.events, ended_stream())
     }
 
-    /// Lines of the session file that could not be read when it was resumed.
+    /// What a front end shows when the session starts: project definitions ignored because
+    /// the folder is not trusted, and lines of a resumed session file that could not be read.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }

@@ -230,13 +230,22 @@ impl SessionHost {
         let mut setup = setup.with_coordinator(&coordinator);
         let steer = Arc::new(crate::inbox::MessageQueue::default());
         setup.steer = Some(Arc::clone(&steer));
-        let (session, warnings) = match &resume_id {
+        let (session, mut warnings) = match &resume_id {
             Some(id) => Session::resume(&self.store, id, setup, main)?,
             None => (
                 Session::start_as(&self.store, &session_id, setup, main)?,
                 Vec::new(),
             ),
         };
+        // A project definition ignored for lack of trust is announced once, at the start.
+        warnings.splice(
+            0..0,
+            agent
+                .definition
+                .trust_notices
+                .iter()
+                .map(ToString::to_string),
+        );
         Ok(HostedSession::start(
             session,
             events,
