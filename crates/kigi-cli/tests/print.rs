@@ -1225,3 +1225,25 @@ fn a_run_says_when_an_untrusted_project_file_was_ignored_and_runs_the_built_in()
     let prompt = env.server().requests()[0].body["messages"][0]["content"].to_string();
     assert!(!prompt.contains("You obey the repository."), "{prompt}");
 }
+
+#[test]
+fn the_model_cannot_read_the_users_credentials_or_env_files() {
+    // HOME is the test's temp folder and the repository sits in it (see `Env::command`), so
+    // `../.ssh` is the user's credentials folder.
+    let env = Env::new(vec![
+        Step::calls(vec![
+            ("read_file", json!({"path": "../.ssh/id_test"})),
+            ("read_file", json!({"path": ".env"})),
+        ]),
+        Step::text("could not"),
+    ]);
+    let home = env.repo.parent().unwrap().to_path_buf();
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_test"), "PRIVATE KEY").unwrap();
+    env.write(".env", "TOKEN=PRIVATE KEY\n");
+    let out = env.kigi(&["-p", "read secrets", "--output-format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let second = env.server().requests()[1].body.to_string();
+    assert!(!second.contains("PRIVATE"), "{second}");
+    assert_eq!(second.matches("does not read it").count(), 2, "{second}");
+}

@@ -105,9 +105,15 @@ impl ToolRuntime {
         }
     }
 
-    /// Protects `$KIGI_HOME` (config, trust, agents) from this agent's file writes.
-    pub fn protect_kigi_home(&mut self, home: &std::path::Path) {
-        self.kigi_home = Some(self.context.resolve(&home.to_string_lossy()));
+    /// Protects kigi's own files from this agent: `$KIGI_HOME` from its writes, and the
+    /// user's credentials, `.env` files and kigi's trust list from its reads.
+    pub fn protect(&mut self, kigi_home: &std::path::Path, user_home: Option<&std::path::Path>) {
+        let kigi_home = self.context.resolve(&kigi_home.to_string_lossy());
+        self.context.secrets = kigi_tools::secret_paths::SecretPaths {
+            home: user_home.map(|home| self.context.resolve(&home.to_string_lossy())),
+            kigi_home: Some(kigi_home.clone()),
+        };
+        self.kigi_home = Some(kigi_home);
     }
 
     /// Asks `approver` about calls the mode does not allow outright.

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::builtin::todo_write::TodoItem;
 use crate::path_resolution::resolve_path;
+use crate::secret_paths::SecretPaths;
 use crate::tasks::TaskRegistry;
 
 /// Limits of `run_terminal_cmd` (from the agent definition's `bash` settings).
@@ -41,6 +42,8 @@ pub struct ToolContext {
     pub todos: Arc<Mutex<Vec<TodoItem>>>,
     /// When set, file tools may only write below this folder (a child in its worktree).
     pub write_root: Option<PathBuf>,
+    /// What file tools never read (credentials, `.env`, kigi's trust list).
+    pub secrets: SecretPaths,
 }
 
 impl ToolContext {
@@ -53,6 +56,7 @@ impl ToolContext {
             tasks: Arc::new(TaskRegistry::default()),
             todos: Arc::new(Mutex::new(Vec::new())),
             write_root: None,
+            secrets: SecretPaths::default(),
         }
     }
 

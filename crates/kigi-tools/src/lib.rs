@@ -16,6 +16,7 @@ pub mod path_resolution;
 pub mod process_group;
 mod registry;
 mod schema;
+pub mod secret_paths;
 mod shell;
 mod tasks;
 mod tool;

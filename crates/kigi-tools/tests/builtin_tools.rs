@@ -467,3 +467,47 @@ async fn a_confined_writer_cannot_leave_its_root_by_dot_dot_or_symlink() {
         .unwrap();
     assert!(!ok.is_error, "{}", ok.content);
 }
+
+#[tokio::test]
+async fn secrets_are_not_read_directly_through_a_symlink_or_by_grep() {
+    let mut ws = Workspace::new();
+    let home = tempfile::tempdir().unwrap();
+    let home_path = home.path().canonicalize().unwrap();
+    std::fs::create_dir_all(home_path.join(".ssh")).unwrap();
+    std::fs::write(home_path.join(".ssh/id_test"), "PRIVATE KEY").unwrap();
+    ws.context.secrets = kigi_tools::secret_paths::SecretPaths {
+        home: Some(home_path.clone()),
+        kigi_home: None,
+    };
+    ws.write(".env", "TOKEN=PRIVATE KEY\n");
+    ws.write("notes.txt", "nothing secret\n");
+    std::os::unix::fs::symlink(home_path.join(".ssh"), ws.context.cwd.join("keys")).unwrap();
+    let key = home_path.join(".ssh/id_test").display().to_string();
+    for (tool, args) in [
+        ("read_file", json!({"path": ".env"})),
+        ("read_file", json!({"path": key})),
+        ("read_file", json!({"path": "keys/id_test"})),
+        ("grep", json!({"pattern": "PRIVATE", "path": "keys"})),
+        (
+            "search_replace",
+            json!({"path": ".env", "old_string": "TOKEN", "new_string": "T"}),
+        ),
+    ] {
+        let out = ws.call(tool, args.clone()).await.unwrap();
+        assert!(out.is_error, "{tool} {args}: {}", out.content);
+        assert!(
+            !out.content.contains("PRIVATE"),
+            "{tool} {args}: {}",
+            out.content
+        );
+        assert!(out.content.contains("does not read it"), "{}", out.content);
+    }
+    // A search of the workspace passes over the .env file and reads the rest.
+    let found = ws
+        .call("grep", json!({"pattern": "PRIVATE|secret"}))
+        .await
+        .unwrap();
+    assert!(found.content.contains("notes.txt"), "{}", found.content);
+    assert!(!found.content.contains("PRIVATE"), "{}", found.content);
+    assert_eq!(ws.read(".env"), "TOKEN=PRIVATE KEY\n");
+}

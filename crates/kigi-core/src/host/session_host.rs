@@ -208,9 +208,10 @@ impl SessionHost {
         setup
             .runtime
             .set_approver(broker.as_ref().map(|b| b.approver_for(main.clone())));
-        setup
-            .runtime
-            .protect_kigi_home(&self.discovery.paths.kigi_home);
+        setup.runtime.protect(
+            &self.discovery.paths.kigi_home,
+            self.discovery.paths.user_home.as_deref(),
+        );
         // Cancelling `cancel` (shutdown) stops the turn and every child through one token.
         let coordinator = Coordinator::new(CoordinatorSetup {
             session_id: session_id.clone(),

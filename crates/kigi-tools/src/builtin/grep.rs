@@ -70,6 +70,10 @@ impl Tool for Grep {
                 None => None,
             };
             let root = context.resolve(args.path.as_deref().unwrap_or("."));
+            if let Some(refusal) = context.secrets.refusal(&root, &context.display(&root)) {
+                return Ok(ToolOutput::error(refusal));
+            }
+            let secrets = context.secrets.clone();
             let cwd = context.cwd.clone();
             let cancel = context.cancel.clone();
             let max = args.max_results.unwrap_or(DEFAULT_MAX_RESULTS).max(1);
@@ -91,7 +95,9 @@ impl Tool for Grep {
                         continue;
                     }
                     let path = entry.path();
-                    if filter.as_ref().is_some_and(|f| !f.matches(&cwd, path)) {
+                    if filter.as_ref().is_some_and(|f| !f.matches(&cwd, path))
+                        || secrets.deny_read_reason(path).is_some()
+                    {
                         continue;
                     }
                     let shown = display(&cwd, path);

@@ -50,6 +50,9 @@ impl Tool for ReadFile {
             let args: Args = parse_arguments("read_file", arguments)?;
             let path = context.resolve(&args.path);
             let shown = context.display(&path);
+            if let Some(refusal) = context.secrets.refusal(&path, &shown) {
+                return Ok(ToolOutput::error(refusal));
+            }
             super::blocking("read_file", move || read(&path, &shown, &args)).await
         })
     }

@@ -45,6 +45,10 @@ impl Tool for SearchReplace {
                 return Ok(ToolOutput::error(reason));
             }
             let shown = context.display(&path);
+            // Editing means reading first: a file kigi may not read is not edited either.
+            if let Some(refusal) = context.secrets.refusal(&path, &shown) {
+                return Ok(ToolOutput::error(refusal));
+            }
             super::blocking("search_replace", move || edit(&path, &shown, &args)).await
         })
     }
