@@ -17,26 +17,42 @@ pub enum PromptMode {
     Full,
 }
 
-/// What runs without asking.
+/// What runs without asking, with Claude Code's meanings (kigi loads Claude Code's agent
+/// files, so a mode must not gain power here).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum PermissionMode {
+    /// Reads run; edits and commands ask.
     #[default]
     Default,
+    /// Reads and edits inside the workspace run; commands ask.
     AcceptEdits,
+    /// Never asks: what would ask is refused (only reads run until allow rules exist).
     DontAsk,
+    /// Read-only; read-only subagents may be spawned.
     Plan,
+    /// Everything runs without asking. Only from the user's own flag, config or agent files,
+    /// never from an untrusted project's, and announced when a run starts.
+    BypassPermissions,
 }
 
 impl PermissionMode {
-    /// Every accepted spelling. Claude Code's `bypassPermissions` means the same as `dontAsk`.
+    /// Every accepted spelling.
     pub const SPELLINGS: &'static [(&'static str, PermissionMode)] = &[
         ("default", PermissionMode::Default),
         ("acceptEdits", PermissionMode::AcceptEdits),
         ("dontAsk", PermissionMode::DontAsk),
         ("plan", PermissionMode::Plan),
-        ("bypassPermissions", PermissionMode::DontAsk),
+        ("bypassPermissions", PermissionMode::BypassPermissions),
     ];
+
+    /// The spelling users write.
+    pub fn spelling(self) -> &'static str {
+        Self::SPELLINGS
+            .iter()
+            .find(|(_, mode)| *mode == self)
+            .map_or("default", |(spelling, _)| spelling)
+    }
 
     /// The mode a spelling names.
     pub fn parse(text: &str) -> Option<Self> {

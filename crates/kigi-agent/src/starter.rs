@@ -15,7 +15,7 @@ pub fn starter_definition(name: &str) -> String {
          # tools: [read_file, grep, list_dir]   # omit for all tools; [] for none\n\
          # disallowedTools: [run_terminal_cmd]  # always wins over tools\n\
          # model: inherit                        # or a model alias from config.toml\n\
-         # permissionMode: default               # default | acceptEdits | dontAsk | plan\n\
+         # permissionMode: default               # default | acceptEdits | plan | dontAsk | bypassPermissions\n\
          # promptMode: extend                    # extend: base prompt + this body; full: body only\n\
          ---\n\
          You are {name}. Describe the role, the steps to follow, and what to report back.\n"

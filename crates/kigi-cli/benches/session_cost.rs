@@ -81,7 +81,7 @@ fn run_once(runtime: &tokio::runtime::Runtime, tool_turns: usize, shell: bool) -
         .args(["-f", "%M", "-o"])
         .arg(&rss_file)
         .args(["bash", "-c", WRAPPER, "bash", env!("CARGO_BIN_EXE_kigi")])
-        .args(["-p", "work", "--permission-mode", "dontAsk"])
+        .args(["-p", "work", "--permission-mode", "bypassPermissions"])
         .current_dir(&repo)
         .env("KIGI_HOME", tmp.path().join("home"))
         .env("KIGI_BASE_URL", server.url())

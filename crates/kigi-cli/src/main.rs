@@ -36,8 +36,9 @@ struct Cli {
     /// An agent definition file to run.
     #[arg(long, value_name = "PATH")]
     agent_file: Option<PathBuf>,
-    /// default, acceptEdits, dontAsk or plan; overrides the agent's. Nothing waits for
-    /// approval in print mode: what the mode does not allow is refused.
+    /// default, acceptEdits, plan, dontAsk or bypassPermissions (Claude Code's meanings);
+    /// overrides the agent's. Nothing waits for approval in print mode: what the mode does
+    /// not allow is refused.
     #[arg(long, value_parser = parse_permission_mode)]
     permission_mode: Option<kigi_agent::PermissionMode>,
     /// Carry on session ID.
@@ -61,7 +62,7 @@ struct Cli {
 fn parse_permission_mode(value: &str) -> Result<kigi_agent::PermissionMode, String> {
     kigi_agent::PermissionMode::parse(value).ok_or_else(|| {
         format!(
-            "unknown permission mode `{value}` (expected default, acceptEdits, dontAsk or plan)"
+            "unknown permission mode `{value}` (expected default, acceptEdits, plan, dontAsk or bypassPermissions)"
         )
     })
 }

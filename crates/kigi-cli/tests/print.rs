@@ -842,7 +842,12 @@ fn a_background_command_does_not_outlive_kigi() {
         )]),
         Step::text("started it"),
     ]);
-    let out = env.kigi(&["-p", "start a server", "--permission-mode", "dontAsk"]);
+    let out = env.kigi(&[
+        "-p",
+        "start a server",
+        "--permission-mode",
+        "bypassPermissions",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let pid = std::fs::read_to_string(env.repo.join("pid")).unwrap();
     assert!(
@@ -1041,7 +1046,7 @@ fn control_sequences_from_tools_are_shown_not_obeyed_and_the_transcript_keeps_th
         "-p",
         "run it",
         "--permission-mode",
-        "dontAsk",
+        "bypassPermissions",
         "--output-format",
         "text",
     ]);
@@ -1246,4 +1251,35 @@ fn the_model_cannot_read_the_users_credentials_or_env_files() {
     let second = env.server().requests()[1].body.to_string();
     assert!(!second.contains("PRIVATE"), "{second}");
     assert_eq!(second.matches("does not read it").count(), 2, "{second}");
+}
+
+#[test]
+fn bypass_permissions_is_announced_and_runs_commands_unasked() {
+    let env = Env::new(vec![
+        Step::calls(vec![(
+            "run_terminal_cmd",
+            json!({"command": "touch made.txt"}),
+        )]),
+        Step::text("made it"),
+    ]);
+    let out = env.kigi(&["-p", "make it", "--permission-mode", "bypassPermissions"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("permission mode bypassPermissions: every tool call runs without asking"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(env.repo.join("made.txt").exists());
+    // dontAsk is not a way to allow everything: the same command is refused.
+    let env = Env::new(vec![
+        Step::calls(vec![(
+            "run_terminal_cmd",
+            json!({"command": "touch made.txt"}),
+        )]),
+        Step::text("could not"),
+    ]);
+    let out = env.kigi(&["-p", "make it", "--permission-mode", "dontAsk"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!env.repo.join("made.txt").exists());
 }

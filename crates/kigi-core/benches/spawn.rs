@@ -66,7 +66,7 @@ fn main() {
         std::fs::write(paths.config_file(), "[subagents]\nmax_concurrent = 128\n").unwrap();
         let host = SessionHost::load(paths, Arc::new(|_: &str| None)).unwrap();
         let mut session = host
-            .open(OpenRequest { client: Some(client), permission_mode: Some(PermissionMode::DontAsk), ..OpenRequest::new(&cwd) })
+            .open(OpenRequest { client: Some(client), permission_mode: Some(PermissionMode::BypassPermissions), ..OpenRequest::new(&cwd) })
             .unwrap();
         let coordinator = Arc::clone(session.coordinator());
         let cancel = CancellationToken::new();

@@ -63,7 +63,7 @@ fn main() {
         let client = ModelClient::new(ModelEndpoint::new(Provider::OpenaiChat, server.url(), "m")).unwrap();
         let host = SessionHost::new(Discovery::load(paths).unwrap(), ModelsConfig::default(), Arc::new(|_: &str| None));
         let mut session = host
-            .open(OpenRequest { client: Some(client), permission_mode: Some(PermissionMode::DontAsk), ..OpenRequest::new(&cwd) })
+            .open(OpenRequest { client: Some(client), permission_mode: Some(PermissionMode::BypassPermissions), ..OpenRequest::new(&cwd) })
             .unwrap();
         let coordinator = Arc::clone(session.coordinator());
         let cancel = CancellationToken::new();

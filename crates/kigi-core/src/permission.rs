@@ -30,20 +30,28 @@ pub fn decide(mode: PermissionMode, name: &str, kind: ToolKind, read_only: bool)
     // mode themselves.
     let spawns = matches!(kind, ToolKind::Task | ToolKind::AgentSwarm);
     match mode {
-        PermissionMode::DontAsk => Approval::Allow,
+        PermissionMode::BypassPermissions => Approval::Allow,
         PermissionMode::Plan if spawns => Approval::Allow,
         _ if harmless && (read_only || mode != PermissionMode::Plan) => Approval::Allow,
         PermissionMode::Plan => Approval::Refuse(format!(
             "`{name}` was not run: plan mode runs read-only tools only. Present the plan instead."
         )),
+        PermissionMode::DontAsk => Approval::Refuse(never_asks(name)),
         PermissionMode::AcceptEdits if edits => Approval::Allow,
         PermissionMode::AcceptEdits => ask(format!(
-            "`{name}` was not run: it needs approval, and nobody can approve in this session (permission mode acceptEdits allows file edits only; dontAsk allows everything)."
+            "`{name}` was not run: it needs approval, and nobody can approve in this session (permission mode acceptEdits allows file edits only; bypassPermissions allows everything)."
         )),
         PermissionMode::Default => ask(format!(
-            "`{name}` was not run: it needs approval, and nobody can approve in this session (permission mode acceptEdits allows file edits; dontAsk allows everything)."
+            "`{name}` was not run: it needs approval, and nobody can approve in this session (permission mode acceptEdits allows file edits; bypassPermissions allows everything)."
         )),
     }
+}
+
+/// The refusal of a call that would ask, in dontAsk mode.
+pub fn never_asks(name: &str) -> String {
+    format!(
+        "`{name}` was not run: permission mode dontAsk never asks and refuses what it would ask about (acceptEdits allows file edits; bypassPermissions allows everything)."
+    )
 }
 
 fn ask(refusal: String) -> Approval {
@@ -82,7 +90,8 @@ mod tests {
         let table = [
             (PermissionMode::Default, true, false, false),
             (PermissionMode::AcceptEdits, true, true, false),
-            (PermissionMode::DontAsk, true, true, true),
+            (PermissionMode::DontAsk, true, false, false),
+            (PermissionMode::BypassPermissions, true, true, true),
             (PermissionMode::Plan, true, false, false),
         ];
         for (mode, read, edit, execute) in table {

@@ -205,6 +205,11 @@ impl Session {
         &self.messages
     }
 
+    /// The permission mode its tools run under.
+    pub fn permission_mode(&self) -> kigi_agent::PermissionMode {
+        self.setup.runtime.mode()
+    }
+
     /// The model client this session talks to.
     pub fn client(&self) -> &ModelClient {
         &self.setup.client

@@ -346,7 +346,10 @@ impl ToolRuntime {
         // A write to kigi's instruction files or outside the workspace is never allowed
         // automatically, whatever the mode: a person says yes, or it is refused.
         let ask = match (self.write_guard(&call.name, tool.kind, &arguments), ask) {
-            (Some(reason), _) if self.mode == PermissionMode::Plan => {
+            // Plan mode and dontAsk never ask: what would need a person is refused.
+            (Some(reason), _)
+                if matches!(self.mode, PermissionMode::Plan | PermissionMode::DontAsk) =>
+            {
                 return Err(refuse(reason));
             }
             (Some(reason), _) => Some(reason),

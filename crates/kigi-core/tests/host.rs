@@ -934,3 +934,45 @@ async fn a_person_can_allow_writing_an_instruction_file_even_where_edits_run_una
         "# Notes\n"
     );
 }
+
+#[tokio::test]
+async fn dont_ask_never_asks_and_refuses_what_it_would_ask_about() {
+    let fx = Fixture::new(ScriptSet::single(vec![
+        Step::calls(vec![
+            ("read_file", json!({"path": "a.txt"})),
+            ("write_file", json!({"path": "b.txt", "content": "b"})),
+            ("run_terminal_cmd", json!({"command": "touch c.txt"})),
+        ]),
+        Step::text("done"),
+    ]))
+    .await;
+    std::fs::write(fx.cwd.join("a.txt"), "a").unwrap();
+    // A person is there to answer, and still nobody is asked.
+    let mut session = fx.open(OpenRequest {
+        permission_mode: Some(PermissionMode::DontAsk),
+        approvals: ApprovalMode::Ask,
+        ..OpenRequest::new(&fx.cwd)
+    });
+    assert_eq!(session.run_turn("go").await.unwrap().text, "done");
+    let asked = session.events().drain().into_iter().any(|e| {
+        matches!(
+            e.body,
+            HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
+        )
+    });
+    assert!(!asked, "dontAsk asked");
+    let results: Vec<(ToolStatus, String)> = fx
+        .stored(session.id())
+        .into_iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolResult { status, output, .. } => Some((status, output)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results[0].0, ToolStatus::Completed);
+    for (status, output) in &results[1..] {
+        assert_eq!(*status, ToolStatus::Refused, "{output}");
+        assert!(output.contains("dontAsk never asks"), "{output}");
+    }
+    assert!(!fx.cwd.join("b.txt").exists() && !fx.cwd.join("c.txt").exists());
+}

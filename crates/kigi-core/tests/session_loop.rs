@@ -381,7 +381,10 @@ async fn tools_outside_the_agents_allowlist_are_refused_at_execution() {
         Step::text("ok"),
     ])
     .await;
-    let mut session = fx.session(fx.setup("tools: [read_file]\n", Some(PermissionMode::DontAsk)));
+    let mut session = fx.session(fx.setup(
+        "tools: [read_file]\n",
+        Some(PermissionMode::BypassPermissions),
+    ));
     session
         .run_turn("write", &CancellationToken::new())
         .await
@@ -529,7 +532,7 @@ async fn a_cancelled_command_is_killed_and_recorded() {
         json!({"command": "sleep 60"}),
     )])])
     .await;
-    let mut session = fx.session(fx.setup("", Some(PermissionMode::DontAsk)));
+    let mut session = fx.session(fx.setup("", Some(PermissionMode::BypassPermissions)));
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     let events = Arc::clone(&fx.events);

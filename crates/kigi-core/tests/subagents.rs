@@ -86,7 +86,7 @@ impl Tree {
             .open(OpenRequest {
                 agent: AgentChoice::Built(Box::new(agent)),
                 client: Some(client),
-                permission_mode: Some(PermissionMode::DontAsk),
+                permission_mode: Some(PermissionMode::BypassPermissions),
                 ..OpenRequest::new(&self.cwd)
             })
             .unwrap();

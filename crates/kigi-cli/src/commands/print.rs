@@ -100,6 +100,11 @@ pub async fn run_session(
     for warning in session.warnings() {
         eprintln!("kigi: warning: {warning}");
     }
+    if session.permission_mode() == PermissionMode::BypassPermissions {
+        eprintln!(
+            "kigi: permission mode bypassPermissions: every tool call runs without asking (writes to kigi's instruction files and outside the workspace are still refused)"
+        );
+    }
     let control = session.control();
     // The first signal interrupts the turn and stops the wait for children; a second exits.
     let stop = CancellationToken::new();

@@ -174,6 +174,8 @@ pub struct HostedSession {
     control: SessionControl,
     events: EventStream,
     warnings: Vec<String>,
+    /// The main agent's permission mode, as it runs.
+    mode: kigi_agent::PermissionMode,
     coordinator: Arc<Coordinator>,
     runner: Option<tokio::task::JoinHandle<()>>,
 }
@@ -186,6 +188,7 @@ impl HostedSession {
         coordinator: Arc<Coordinator>,
         controls: Controls,
     ) -> Self {
+        let mode = session.permission_mode();
         let (orders, received) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             id: session.id().to_owned(),
@@ -201,6 +204,7 @@ impl HostedSession {
             control: SessionControl { shared, orders },
             events,
             warnings,
+            mode,
             coordinator,
             runner: Some(runner),
         }
@@ -229,6 +233,11 @@ impl HostedSession {
     /// the folder is not trusted, and lines of a resumed session file that could not be read.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// The main agent's permission mode (a front end announces `bypassPermissions`).
+    pub fn permission_mode(&self) -> kigi_agent::PermissionMode {
+        self.mode
     }
 
     /// The coordinator of this session's children (benchmarks and tests drive it directly).

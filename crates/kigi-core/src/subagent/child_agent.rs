@@ -37,11 +37,14 @@ pub fn child_agent(
 /// A type that says `default` (which is also what an omitted field reads as) inherits.
 pub fn child_permission(parent: PermissionMode, definition: PermissionMode) -> PermissionMode {
     fn rank(mode: PermissionMode) -> u8 {
+        // By what runs without a person: dontAsk runs less than default (it refuses what
+        // default would ask about).
         match mode {
             PermissionMode::Plan => 0,
-            PermissionMode::Default => 1,
-            PermissionMode::AcceptEdits => 2,
-            PermissionMode::DontAsk => 3,
+            PermissionMode::DontAsk => 1,
+            PermissionMode::Default => 2,
+            PermissionMode::AcceptEdits => 3,
+            PermissionMode::BypassPermissions => 4,
         }
     }
     if definition == PermissionMode::Default || rank(definition) >= rank(parent) {
@@ -57,10 +60,19 @@ mod tests {
 
     #[test]
     fn a_type_lowers_but_never_raises_the_parents_mode() {
-        use PermissionMode::{AcceptEdits, Default, DontAsk, Plan};
-        assert_eq!(child_permission(AcceptEdits, DontAsk), AcceptEdits);
-        assert_eq!(child_permission(DontAsk, Plan), Plan);
-        assert_eq!(child_permission(DontAsk, Default), DontAsk);
+        use PermissionMode::{AcceptEdits, BypassPermissions, Default, DontAsk, Plan};
+        assert_eq!(
+            child_permission(AcceptEdits, BypassPermissions),
+            AcceptEdits
+        );
+        assert_eq!(child_permission(BypassPermissions, Plan), Plan);
+        assert_eq!(
+            child_permission(BypassPermissions, Default),
+            BypassPermissions
+        );
+        // dontAsk is stricter than default: a child may ask for it, never escape it.
+        assert_eq!(child_permission(Default, DontAsk), DontAsk);
+        assert_eq!(child_permission(DontAsk, AcceptEdits), DontAsk);
         assert_eq!(child_permission(Plan, AcceptEdits), Plan);
     }
 }
