@@ -70,13 +70,47 @@ impl Env {
         command
     }
 
+    /// Starts kigi with `args`, its output piped, and returns at once.
+    fn spawn(&self, args: &[&str]) -> std::process::Child {
+        self.command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Waits (at most 30 s) until kigi's first model request has reached the server.
+    fn wait_for_first_request(&self) {
+        let arrived = self.runtime.block_on(
+            self.server()
+                .wait_for(Duration::from_secs(30), |log| !log.is_empty()),
+        );
+        assert!(arrived, "kigi never sent its request");
+    }
+
     fn kigi(&self, args: &[&str]) -> Output {
         self.command(args).output().unwrap()
     }
 
     fn session_events(&self, id: &str) -> Vec<Value> {
-        let text = std::fs::read_to_string(self.home.join("sessions").join(id).join("wire.jsonl"))
-            .unwrap();
+        self.events_in(&self.home.join("sessions").join(id).join("wire.jsonl"))
+    }
+
+    /// The events of subagent `agent` (`sub-1`) of session `id`.
+    fn agent_events(&self, id: &str, agent: &str) -> Vec<Value> {
+        self.events_in(
+            &self
+                .home
+                .join("sessions")
+                .join(id)
+                .join("agents")
+                .join(agent)
+                .join("wire.jsonl"),
+        )
+    }
+
+    fn events_in(&self, wire: &std::path::Path) -> Vec<Value> {
+        let text = std::fs::read_to_string(wire).unwrap();
         text.lines()
             .map(|line| {
                 let record: Value = serde_json::from_str(line).unwrap();
@@ -329,28 +363,39 @@ fn resume_and_continue_carry_the_conversation_from_the_file() {
 
 #[test]
 fn ctrl_c_cancels_the_turn_and_the_file_records_it() {
+    let (env, out) = hanging_run_ended_by(&["-INT"]);
+    assert_cancelled_and_recorded(&env, &out);
+}
+
+/// Sends `signal` (`-INT`, `-TERM`, …) to `child`.
+fn send(child: &std::process::Child, signal: &str) {
+    let sent = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// A `kigi -p` run on a model that hangs mid-answer, ended by `signals` once its request is
+/// out.
+fn hanging_run_ended_by(signals: &[&str]) -> (Env, Output) {
     let env = Env::new(vec![
         Step::text("never whole").after_faults(vec![Fault::Hang]),
     ]);
-    let child = env
-        .command(&["-p", "wait", "--output-format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let arrived = env.runtime.block_on(
-        env.server()
-            .wait_for(Duration::from_secs(30), |log| !log.is_empty()),
-    );
-    assert!(arrived, "kigi never sent its request");
-    let signal = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(signal.success());
+    let child = env.spawn(&["-p", "wait", "--output-format", "json"]);
+    env.wait_for_first_request();
+    for signal in signals {
+        send(&child, signal);
+    }
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    let result = result_of(&out);
+    (env, out)
+}
+
+/// The run ended as an interrupt: exit 130, the turn recorded as cancelled, the model
+/// request dropped.
+fn assert_cancelled_and_recorded(env: &Env, out: &Output) {
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(out));
+    let result = result_of(out);
     assert_eq!(result["error"]["code"], "turn.cancelled");
     let events = env.session_events(result["session_id"].as_str().unwrap());
     assert_eq!(events.last().unwrap()["reason"], "cancelled");
@@ -707,20 +752,15 @@ fn ctrl_c_cancels_a_swarm_and_still_reports_what_finished() {
         ));
     let env = Env::with_scripts(scripts);
     let items = env.write("items.txt", "#fast-1\n#slow-1\n#fast-2\n#slow-2\n");
-    let child = env
-        .command(&[
-            "swarm",
-            "--template",
-            "do {{item}}",
-            "--items-file",
-            items.to_str().unwrap(),
-            "--output-format",
-            "json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = env.spawn(&[
+        "swarm",
+        "--template",
+        "do {{item}}",
+        "--items-file",
+        items.to_str().unwrap(),
+        "--output-format",
+        "json",
+    ]);
     let ready = env
         .runtime
         .block_on(env.server().wait_for(Duration::from_secs(30), |log| {
@@ -788,13 +828,7 @@ fn ctrl_c_cancels_a_swarm_and_still_reports_what_finished() {
                 .collect::<Vec<_>>()
         );
     }
-    assert!(
-        Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap()
-            .success()
-    );
+    send(&child, "-INT");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     let report = result_of(&out);
@@ -911,12 +945,7 @@ fn no_wait_cancels_background_subagents_and_their_transcripts_say_so() {
             vec![Step::text("never whole").after_faults(vec![Fault::Hang])],
         ));
     let env = Env::with_scripts(scripts);
-    let child = env
-        .command(&["-p", "#parent go", "--output-format", "json", "--no-wait"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = env.spawn(&["-p", "#parent go", "--output-format", "json", "--no-wait"]);
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
@@ -926,16 +955,10 @@ fn no_wait_cancels_background_subagents_and_their_transcripts_say_so() {
     );
     let result = result_of(&out);
     assert_eq!(result["subagents"][0]["status"], "cancelled");
-    let id = result["session_id"].as_str().unwrap();
-    let wire = env
-        .home
-        .join("sessions")
-        .join(id)
-        .join("agents/sub-1/wire.jsonl");
-    let text = std::fs::read_to_string(&wire).unwrap();
-    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
-    assert_eq!(last["params"]["update"]["type"], "turn_end", "{text}");
-    assert_eq!(last["params"]["update"]["reason"], "cancelled", "{text}");
+    let events = env.agent_events(result["session_id"].as_str().unwrap(), "sub-1");
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "turn_end", "{events:?}");
+    assert_eq!(last["reason"], "cancelled", "{events:?}");
 }
 
 #[test]
@@ -949,60 +972,15 @@ fn sighup_ends_a_run_like_ctrl_c() {
 }
 
 fn ends_like_ctrl_c(signal: &str) {
-    let env = Env::new(vec![
-        Step::text("never whole").after_faults(vec![Fault::Hang]),
-    ]);
-    let child = env
-        .command(&["-p", "wait", "--output-format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let arrived = env.runtime.block_on(
-        env.server()
-            .wait_for(Duration::from_secs(30), |log| !log.is_empty()),
-    );
-    assert!(arrived, "kigi never sent its request");
-    let sent = Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    let result = result_of(&out);
-    let events = env.session_events(result["session_id"].as_str().unwrap());
-    assert_eq!(events.last().unwrap()["reason"], "cancelled");
+    let (env, out) = hanging_run_ended_by(&[signal]);
+    assert_cancelled_and_recorded(&env, &out);
 }
 
 #[test]
 fn two_ctrl_c_in_a_row_end_the_run_with_130() {
     // Two Ctrl-C as a user mashes them, while the model stream hangs: whichever handles
     // them (the interrupt, or the immediate exit), the run ends with 130.
-    let env = Env::new(vec![
-        Step::text("never whole").after_faults(vec![Fault::Hang]),
-    ]);
-    let child = env
-        .command(&["-p", "wait", "--output-format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let asked = env.runtime.block_on(
-        env.server()
-            .wait_for(Duration::from_secs(30), |log| !log.is_empty()),
-    );
-    assert!(asked);
-    for _ in 0..2 {
-        assert!(
-            Command::new("kill")
-                .args(["-INT", &child.id().to_string()])
-                .status()
-                .unwrap()
-                .success()
-        );
-    }
-    let out = child.wait_with_output().unwrap();
+    let (_env, out) = hanging_run_ended_by(&["-INT", "-INT"]);
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
 }
 
@@ -1201,16 +1179,10 @@ fn a_swarm_member_still_running_at_the_deadline_is_cancelled_and_said_so() {
         stderr(&out)
     );
     let report = result_of(&out);
-    let id = report["session_id"].as_str().unwrap();
-    let wire = env
-        .home
-        .join("sessions")
-        .join(id)
-        .join("agents/sub-2/wire.jsonl");
-    let text = std::fs::read_to_string(&wire).unwrap();
-    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
-    assert_eq!(last["params"]["update"]["type"], "turn_end", "{text}");
-    assert_eq!(last["params"]["update"]["reason"], "cancelled", "{text}");
+    let events = env.agent_events(report["session_id"].as_str().unwrap(), "sub-2");
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "turn_end", "{events:?}");
+    assert_eq!(last["reason"], "cancelled", "{events:?}");
 }
 
 #[test]
