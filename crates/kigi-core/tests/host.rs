@@ -76,6 +76,17 @@ impl Fixture {
             .unwrap()
     }
 
+    /// The status and output of every tool call in session `id`'s file, in order.
+    fn tool_results(&self, id: &str) -> Vec<(ToolStatus, String)> {
+        self.stored(id)
+            .into_iter()
+            .filter_map(|e| match e {
+                SessionEvent::ToolResult { status, output, .. } => Some((status, output)),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn stored(&self, id: &str) -> Vec<SessionEvent> {
         SessionStore::new(self.tmp.path().join("home/sessions"))
             .load(id)
@@ -85,6 +96,40 @@ impl Fixture {
             .map(|e| e.event)
             .collect()
     }
+}
+
+/// Starts a user turn on its own task; returns the session's controls and the turn.
+fn start_turn(
+    session: &HostedSession,
+    text: &str,
+) -> (
+    kigi_core::host::SessionControl,
+    tokio::task::JoinHandle<Result<kigi_core::TurnSummary, TurnError>>,
+) {
+    let control = session.control();
+    let text = text.to_owned();
+    let turn = tokio::spawn({
+        let control = control.clone();
+        async move { control.run_turn(&text).await }
+    });
+    (control, turn)
+}
+
+/// How a turn started by [`start_turn`] ended (at most [`CEILING`] from now).
+async fn finished(
+    turn: tokio::task::JoinHandle<Result<kigi_core::TurnSummary, TurnError>>,
+) -> Result<kigi_core::TurnSummary, TurnError> {
+    tokio::time::timeout(CEILING, turn)
+        .await
+        .expect("the turn never ended")
+        .unwrap()
+}
+
+fn is_ask(event: &HostEvent) -> bool {
+    matches!(
+        event.body,
+        HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
+    )
 }
 
 /// The next event the predicate picks, reading (and keeping) everything before it.
@@ -123,11 +168,7 @@ async fn an_interrupt_mid_stream_ends_the_turn_and_keeps_the_transcript_whole() 
     ]))
     .await;
     let mut session = fx.open(OpenRequest::new(&fx.cwd));
-    let control = session.control();
-    let turn = tokio::spawn({
-        let control = control.clone();
-        async move { control.run_turn("talk").await }
-    });
+    let (control, turn) = start_turn(&session, "talk");
     let mut seen = Vec::new();
     next_matching(&mut session, &mut seen, |e| {
         matches!(e.session_event(), Some(SessionEvent::TextDelta { .. }))
@@ -135,7 +176,7 @@ async fn an_interrupt_mid_stream_ends_the_turn_and_keeps_the_transcript_whole() 
     .await;
     let sent = Instant::now();
     control.submit(HostCommand::Interrupt).unwrap();
-    let outcome = tokio::time::timeout(CEILING, turn).await.unwrap().unwrap();
+    let outcome = finished(turn).await;
     let latency = sent.elapsed();
     println!(
         "interrupt to turn end: {:.2} ms",
@@ -231,11 +272,7 @@ async fn a_steer_sent_mid_turn_is_in_the_models_next_request() {
         registry: Some(registry),
         ..OpenRequest::new(&fx.cwd)
     });
-    let control = session.control();
-    let turn = tokio::spawn({
-        let control = control.clone();
-        async move { control.run_turn("pick a colour").await }
-    });
+    let (control, turn) = start_turn(&session, "pick a colour");
     tokio::time::timeout(CEILING, entered.notified())
         .await
         .unwrap();
@@ -245,11 +282,7 @@ async fn a_steer_sent_mid_turn_is_in_the_models_next_request() {
         })
         .unwrap();
     open.notify_one();
-    let summary = tokio::time::timeout(CEILING, turn)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let summary = finished(turn).await.unwrap();
     assert_eq!(summary.text, "used the blue one");
     let requests = fx.server.requests();
     assert_eq!(user_texts(&requests[0].body), ["pick a colour"]);
@@ -284,22 +317,12 @@ async fn asks_wait_for_answers_allow_runs_the_call_and_deny_tells_the_model_why(
         approvals: ApprovalMode::Ask,
         ..OpenRequest::new(&fx.cwd)
     });
-    let control = session.control();
-    let turn = tokio::spawn({
-        let control = control.clone();
-        async move { control.run_turn("write two files").await }
-    });
+    let (control, turn) = start_turn(&session, "write two files");
     // Both asks are out before either is answered: one waiting ask holds up no other.
     let mut seen = Vec::new();
     let mut asks = Vec::new();
     for _ in 0..2 {
-        let event = next_matching(&mut session, &mut seen, |e| {
-            matches!(
-                e.body,
-                HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
-            )
-        })
-        .await;
+        let event = next_matching(&mut session, &mut seen, is_ask).await;
         assert_eq!(
             (event.agent_id.as_str(), event.parent_id.as_deref()),
             ("main", None)
@@ -334,11 +357,7 @@ async fn asks_wait_for_answers_allow_runs_the_call_and_deny_tells_the_model_why(
             answer: ApprovalAnswer::AllowOnce,
         })
         .unwrap();
-    let summary = tokio::time::timeout(CEILING, turn)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let summary = finished(turn).await.unwrap();
     assert_eq!(summary.text, "done");
     assert_eq!(
         std::fs::read_to_string(fx.cwd.join("allowed.txt")).unwrap(),
@@ -522,19 +541,9 @@ async fn a_foreground_childs_ask_names_the_child_and_a_background_child_never_wa
         approvals: ApprovalMode::Ask,
         ..OpenRequest::new(&fx.cwd)
     });
-    let control = session.control();
-    let turn = tokio::spawn({
-        let control = control.clone();
-        async move { control.run_turn("#parent go").await }
-    });
+    let (control, turn) = start_turn(&session, "#parent go");
     let mut seen = Vec::new();
-    let ask = next_matching(&mut session, &mut seen, |e| {
-        matches!(
-            e.body,
-            HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
-        )
-    })
-    .await;
+    let ask = next_matching(&mut session, &mut seen, is_ask).await;
     // The only ask is the foreground child's, and it says which child asks.
     assert_eq!(ask.parent_id.as_deref(), Some("main"));
     let HostEventBody::Notice(HostNotice::ApprovalRequested {
@@ -553,11 +562,7 @@ async fn a_foreground_childs_ask_names_the_child_and_a_background_child_never_wa
             answer: ApprovalAnswer::AllowOnce,
         })
         .unwrap();
-    let summary = tokio::time::timeout(CEILING, turn)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let summary = finished(turn).await.unwrap();
     assert_eq!(summary.text, "both ran");
     assert_eq!(
         std::fs::read_to_string(fx.cwd.join("front.txt")).unwrap(),
@@ -567,12 +572,7 @@ async fn a_foreground_childs_ask_names_the_child_and_a_background_child_never_wa
     seen.extend(events);
     let asks: Vec<&str> = seen
         .iter()
-        .filter(|e| {
-            matches!(
-                e.body,
-                HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
-            )
-        })
+        .filter(|e| is_ask(e))
         .map(|e| e.agent_id.as_str())
         .collect();
     assert_eq!(
@@ -655,14 +655,10 @@ async fn dropping_the_session_ends_its_turn_and_closes_every_control() {
     ]))
     .await;
     let session = fx.open(OpenRequest::new(&fx.cwd));
-    let control = session.control();
-    let turn = tokio::spawn({
-        let control = control.clone();
-        async move { control.run_turn("wait").await }
-    });
+    let (control, turn) = start_turn(&session, "wait");
     assert!(fx.server.wait_for(CEILING, |log| !log.is_empty()).await);
     drop(session);
-    let outcome = tokio::time::timeout(CEILING, turn).await.unwrap().unwrap();
+    let outcome = finished(turn).await;
     assert!(matches!(outcome, Err(TurnError::Cancelled)), "{outcome:?}");
     assert!(control.is_closed());
     assert!(matches!(
@@ -799,14 +795,7 @@ async fn plan_mode_spawns_read_only_subagents_and_refuses_the_rest() {
         session.run_turn("#parent plan").await.unwrap().text,
         "planned"
     );
-    let results: Vec<(ToolStatus, String)> = fx
-        .stored(session.id())
-        .into_iter()
-        .filter_map(|e| match e {
-            SessionEvent::ToolResult { status, output, .. } => Some((status, output)),
-            _ => None,
-        })
-        .collect();
+    let results: Vec<(ToolStatus, String)> = fx.tool_results(session.id());
     assert_eq!(results.len(), 3);
     assert_eq!(results[0].0, ToolStatus::Completed, "{}", results[0].1);
     assert!(results[0].1.contains("looked"), "{}", results[0].1);
@@ -846,14 +835,7 @@ async fn instruction_files_and_paths_outside_the_workspace_are_never_written_aut
         ..OpenRequest::new(&fx.cwd)
     });
     assert_eq!(session.run_turn("write").await.unwrap().text, "tried");
-    let results: Vec<(ToolStatus, String)> = fx
-        .stored(session.id())
-        .into_iter()
-        .filter_map(|e| match e {
-            SessionEvent::ToolResult { status, output, .. } => Some((status, output)),
-            _ => None,
-        })
-        .collect();
+    let results: Vec<(ToolStatus, String)> = fx.tool_results(session.id());
     let statuses: Vec<ToolStatus> = results.iter().map(|(s, _)| *s).collect();
     assert_eq!(
         statuses,
@@ -901,19 +883,9 @@ async fn a_person_can_allow_writing_an_instruction_file_even_where_edits_run_una
         approvals: ApprovalMode::Ask,
         ..OpenRequest::new(&fx.cwd)
     });
-    let control = session.control();
-    let turn = tokio::spawn({
-        let control = control.clone();
-        async move { control.run_turn("write notes").await }
-    });
+    let (control, turn) = start_turn(&session, "write notes");
     let mut seen = Vec::new();
-    let ask = next_matching(&mut session, &mut seen, |e| {
-        matches!(
-            e.body,
-            HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
-        )
-    })
-    .await;
+    let ask = next_matching(&mut session, &mut seen, is_ask).await;
     let HostEventBody::Notice(HostNotice::ApprovalRequested { request_id, .. }) = ask.body else {
         unreachable!()
     };
@@ -923,11 +895,7 @@ async fn a_person_can_allow_writing_an_instruction_file_even_where_edits_run_una
             answer: ApprovalAnswer::AllowOnce,
         })
         .unwrap();
-    let summary = tokio::time::timeout(CEILING, turn)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let summary = finished(turn).await.unwrap();
     assert_eq!(summary.text, "wrote it");
     assert_eq!(
         std::fs::read_to_string(fx.cwd.join("AGENTS.md")).unwrap(),
@@ -954,21 +922,9 @@ async fn dont_ask_never_asks_and_refuses_what_it_would_ask_about() {
         ..OpenRequest::new(&fx.cwd)
     });
     assert_eq!(session.run_turn("go").await.unwrap().text, "done");
-    let asked = session.events().drain().into_iter().any(|e| {
-        matches!(
-            e.body,
-            HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
-        )
-    });
+    let asked = session.events().drain().iter().any(is_ask);
     assert!(!asked, "dontAsk asked");
-    let results: Vec<(ToolStatus, String)> = fx
-        .stored(session.id())
-        .into_iter()
-        .filter_map(|e| match e {
-            SessionEvent::ToolResult { status, output, .. } => Some((status, output)),
-            _ => None,
-        })
-        .collect();
+    let results: Vec<(ToolStatus, String)> = fx.tool_results(session.id());
     assert_eq!(results[0].0, ToolStatus::Completed);
     for (status, output) in &results[1..] {
         assert_eq!(*status, ToolStatus::Refused, "{output}");
