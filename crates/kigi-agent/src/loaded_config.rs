@@ -165,15 +165,7 @@ fn key_path(path: &serde_ignored::Path<'_>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| (*v).to_owned())
-        }
-    }
+    use crate::config_env::tests::env_of;
 
     fn parse(text: &str) -> LoadedConfig {
         LoadedConfig::parse(text, Path::new("/h/config.toml"), &|_| None).unwrap()

@@ -83,26 +83,8 @@ pub(crate) fn base_url_source(input: ModelInput, alias: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
-
-    fn config(text: &str) -> ModelsConfig {
-        ModelsConfig::parse(text, Path::new("/c.toml")).unwrap()
-    }
-
-    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        }
-    }
+    use crate::model_config::tests::{config, env_of};
 
     #[test]
     fn choices_say_which_input_won() {

@@ -313,14 +313,16 @@ fn toml_to_json(table: &toml::Table) -> Map<String, Value> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn config(text: &str) -> ModelsConfig {
+    /// The model sections of a config text (tests of this crate share it).
+    pub(crate) fn config(text: &str) -> ModelsConfig {
         ModelsConfig::parse(text, Path::new("config.toml")).unwrap()
     }
 
-    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    /// An environment holding `pairs` only.
+    pub(crate) fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let pairs: Vec<(String, String)> = pairs
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))

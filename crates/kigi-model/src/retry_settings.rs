@@ -66,14 +66,8 @@ impl RetrySettings {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
-    use crate::ModelsConfig;
-
-    fn config(text: &str) -> ModelsConfig {
-        ModelsConfig::parse(text, Path::new("/c.toml")).unwrap()
-    }
+    use crate::model_config::tests::config;
 
     #[test]
     fn retry_settings_override_only_what_they_set() {
