@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use kigi_agent::{AgentBuilder, Discovery, KigiConfig, KigiPaths, TrustStore};
+use kigi_agent::{AgentBuilder, Config, Discovery, KigiPaths, TrustStore};
 
 const FILES: usize = 1_000;
 const RUNS: usize = 30;
@@ -43,7 +43,7 @@ fn main() {
     let paths = KigiPaths::new(tmp.path().join("kigi-home"), Some(tmp.path().join("home")));
     let discovery = Discovery::new(
         paths.clone(),
-        &KigiConfig::default(),
+        &Config::default(),
         TrustStore::empty(paths.trust_file()),
     );
 

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use kigi_agent::{Discovery, FileStatus, KigiConfig, KigiPaths, TrustStore};
+use kigi_agent::{Config, Discovery, FileStatus, KigiPaths, TrustStore};
 
 /// `KIGI_BENCH_FILES` overrides the count (for a quick look in a debug build).
 fn files() -> usize {
@@ -33,7 +33,7 @@ fn main() {
     let paths = KigiPaths::new(tmp.path().join("kigi-home"), Some(tmp.path().join("home")));
     let discovery = Discovery::new(
         paths.clone(),
-        &KigiConfig::default(),
+        &Config::default(),
         TrustStore::empty(paths.trust_file()),
     );
 

@@ -77,9 +77,6 @@ impl Config {
     }
 }
 
-/// The name this structure had when only kigi-agent's sections were read.
-pub type KigiConfig = Config;
-
 /// `[agents]`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
@@ -124,8 +121,8 @@ mod tests {
     #[test]
     fn compat_dirs_default_on_and_can_be_switched_off() {
         let path = Path::new("config.toml");
-        assert!(KigiConfig::parse("", path).unwrap().agents.compat_dirs);
-        let off = KigiConfig::parse(
+        assert!(Config::parse("", path).unwrap().agents.compat_dirs);
+        let off = Config::parse(
             "[agents]\ncompat_dirs = false\n[models.x]\nprovider = 'y'\n",
             path,
         );
@@ -134,7 +131,7 @@ mod tests {
 
     #[test]
     fn bad_config_names_the_file() {
-        let err = KigiConfig::parse(
+        let err = Config::parse(
             "[agents]\ncompat_dirs = 'maybe'\n",
             Path::new("/h/config.toml"),
         )

@@ -49,7 +49,7 @@ pub use agents_md::{AgentsMd, AgentsMdFile, DEFAULT_BUDGET_BYTES as AGENTS_MD_BU
 pub use bounded_read::{BoundedReadError, FILE_CAP_BYTES, read_bounded};
 pub use builder::{Agent, AgentBuilder};
 pub use builtin::{DEFAULT_AGENT, DEFAULT_SUBAGENT_TYPE, built_in_definitions, is_built_in_name};
-pub use config::{AgentsConfig, Config, ConfigError, KigiConfig};
+pub use config::{AgentsConfig, Config, ConfigError};
 pub use config_entries::ConfigEntry;
 pub use config_keys::display_key;
 pub use config_origin::ConfigOrigin;

@@ -147,7 +147,7 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let config: crate::KigiConfig = toml::from_str(config).unwrap();
+        let config: crate::Config = toml::from_str(config).unwrap();
         let paths = KigiPaths::new(tmp.path().join("home"), None);
         let set = PersonaSet::discover(&config.subagents, &paths, &repo);
         (tmp, set)

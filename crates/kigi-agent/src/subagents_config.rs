@@ -68,16 +68,6 @@ impl SubagentsConfig {
         }
     }
 
-    /// Whether subagents are on, with `KIGI_SUBAGENTS` (read through `env`) beating the file.
-    ///
-    /// A configuration from [`crate::LoadedConfig`] already has the variable applied to
-    /// `enabled`; this stays for callers that still hold a raw environment.
-    pub fn enabled_with(&self, env: &dyn Fn(&str) -> Option<String>) -> bool {
-        env(crate::config_env::SUBAGENTS)
-            .and_then(|v| crate::config_env::parse_switch(v.trim()))
-            .unwrap_or(self.enabled)
-    }
-
     /// Whether `agent_type` may be spawned.
     pub fn type_enabled(&self, agent_type: &str) -> bool {
         self.toggle.get(agent_type).copied().unwrap_or(true)
@@ -88,14 +78,26 @@ impl SubagentsConfig {
 mod tests {
     use super::*;
 
+    /// `enabled` after the loader applied `env` over `file_enabled`.
+    fn enabled_after(file_enabled: bool, env: &dyn Fn(&str) -> Option<String>) -> bool {
+        let mut config = crate::Config::default();
+        config.subagents.enabled = file_enabled;
+        crate::config_env::apply_env(&mut config, env, &mut Vec::new());
+        config.subagents.enabled
+    }
+
     #[test]
     fn environment_beats_the_file_and_toggles_default_on() {
         let config = SubagentsConfig::default();
-        assert!(config.enabled_with(&|_| None));
-        assert!(!config.enabled_with(&|name| (name == "KIGI_SUBAGENTS").then(|| "0".to_owned())));
+        assert!(enabled_after(config.enabled, &|_| None));
+        assert!(!enabled_after(config.enabled, &|name| {
+            (name == "KIGI_SUBAGENTS").then(|| "0".to_owned())
+        }));
         let mut off = config.clone();
         off.enabled = false;
-        assert!(off.enabled_with(&|name| (name == "KIGI_SUBAGENTS").then(|| "1".to_owned())));
+        assert!(enabled_after(off.enabled, &|name| {
+            (name == "KIGI_SUBAGENTS").then(|| "1".to_owned())
+        }));
         off.toggle.insert("plan".into(), false);
         assert!(!off.type_enabled("plan") && off.type_enabled("explore"));
     }

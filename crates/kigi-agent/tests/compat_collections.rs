@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use kigi_agent::{
-    AgentDefinition, Discovery, KigiConfig, KigiPaths, ModelChoice, NamePolicy, ParseOptions,
-    Severity, ToolSelection, TrustStore,
+    AgentDefinition, Config, Discovery, KigiPaths, ModelChoice, NamePolicy, ParseOptions, Severity,
+    ToolSelection, TrustStore,
 };
 
 fn fixture(name: &str) -> PathBuf {
@@ -216,7 +216,7 @@ fn unknown_model_names_are_kept_for_display_and_run_as_inherit() {
 fn compat_discovery(project: &Path, config: &str) -> kigi_agent::DiscoveryReport {
     let home = project.join("home");
     let paths = KigiPaths::new(project.join("kigi-home"), Some(home));
-    let config = KigiConfig::parse(config, Path::new("config.toml")).unwrap();
+    let config = Config::parse(config, Path::new("config.toml")).unwrap();
     let trust = TrustStore::empty(paths.trust_file());
     Discovery::new(paths, &config, trust).discover(project)
 }

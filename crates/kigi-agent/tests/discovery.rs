@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use kigi_agent::{
-    AgentBuildError, Discovery, KigiConfig, KigiPaths, PermissionMode, Scope, Severity, TrustStore,
+    AgentBuildError, Config, Discovery, KigiPaths, PermissionMode, Scope, Severity, TrustStore,
 };
 
 struct World {
@@ -72,7 +72,7 @@ fn world() -> World {
     }
 }
 
-fn discovery(world: &World, config: &KigiConfig) -> Discovery {
+fn discovery(world: &World, config: &Config) -> Discovery {
     let paths = KigiPaths::new(&world.kigi_home, Some(world.home.clone()));
     let trust = TrustStore::empty(paths.trust_file());
     Discovery::new(paths, config, trust)
@@ -81,7 +81,7 @@ fn discovery(world: &World, config: &KigiConfig) -> Discovery {
 #[test]
 fn priority_runs_project_then_user_then_compat_then_built_in() {
     let w = world();
-    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let report = discovery(&w, &Config::default()).discover(&w.cwd);
     let found: Vec<(&str, Scope)> = report
         .agents
         .iter()
@@ -112,7 +112,7 @@ fn priority_runs_project_then_user_then_compat_then_built_in() {
 #[test]
 fn shadowed_definitions_stay_visible_with_their_winner() {
     let w = world();
-    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let report = discovery(&w, &Config::default()).discover(&w.cwd);
     let winner = w.cwd.join(".kigi/agents/shared.md").display().to_string();
     let shadowed: Vec<(String, String)> = report
         .shadowed
@@ -148,7 +148,7 @@ fn shadowed_definitions_stay_visible_with_their_winner() {
 #[test]
 fn a_broken_file_is_skipped_with_a_diagnostic_and_the_others_load() {
     let w = world();
-    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let report = discovery(&w, &Config::default()).discover(&w.cwd);
     let errors: Vec<_> = report
         .diagnostics
         .iter()
@@ -166,7 +166,7 @@ fn a_broken_file_is_skipped_with_a_diagnostic_and_the_others_load() {
 #[test]
 fn compat_directories_can_be_switched_off() {
     let w = world();
-    let config = KigiConfig::parse("[agents]\ncompat_dirs = false\n", Path::new("c.toml")).unwrap();
+    let config = Config::parse("[agents]\ncompat_dirs = false\n", Path::new("c.toml")).unwrap();
     let report = discovery(&w, &config).discover(&w.cwd);
     assert!(report.get("compat-only").is_none());
     assert!(report.get("home-compat").is_none());
@@ -176,7 +176,7 @@ fn compat_directories_can_be_switched_off() {
 #[test]
 fn by_name_lookups_find_by_priority() {
     let w = world();
-    let d = discovery(&w, &KigiConfig::default());
+    let d = discovery(&w, &Config::default());
     let in_cwd = d.by_name_in_cwd("shared", &w.cwd).unwrap().unwrap();
     assert_eq!(in_cwd.scope, Scope::Project);
     let user = d.by_name("shared").unwrap().unwrap();
@@ -190,7 +190,7 @@ fn by_name_rejects_anything_but_one_plain_path_component() {
     let w = world();
     // A definition a traversal would reach if the name were joined onto a directory.
     agent(&w.repo.join(".kigi"), "x.md", "x", "");
-    let d = discovery(&w, &KigiConfig::default());
+    let d = discovery(&w, &Config::default());
     for name in ["../x", "a/b", "a\\b", "..", ".", "", "/etc/passwd", "a\0b"] {
         let err = d.by_name_in_cwd(name, &w.cwd).unwrap_err();
         assert!(
@@ -211,7 +211,7 @@ fn untrusted_project_definitions_lose_hooks_and_mcp_servers_but_still_load() {
     let w = world();
     agent(&w.repo.join(".kigi/agents"), "risky.md", "risky", RISKY);
     agent(&w.kigi_home.join("agents"), "mine.md", "mine", RISKY);
-    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let report = discovery(&w, &Config::default()).discover(&w.cwd);
     let risky = report.get("risky").unwrap();
     assert!(!risky.trusted);
     assert_eq!(risky.definition.hooks, None);
@@ -235,7 +235,7 @@ fn untrusted_project_definitions_lose_hooks_and_mcp_servers_but_still_load() {
 fn trusted_project_keeps_hooks_and_mcp_servers() {
     let w = world();
     agent(&w.repo.join(".kigi/agents"), "risky.md", "risky", RISKY);
-    let mut d = discovery(&w, &KigiConfig::default());
+    let mut d = discovery(&w, &Config::default());
     d.trust.trust(&w.repo);
     let report = d.discover(&w.cwd);
     let risky = report.get("risky").unwrap();
@@ -250,7 +250,7 @@ fn same_name_twice_in_one_directory_warns_and_first_by_path_wins() {
     let dir = w.repo.join(".kigi/agents");
     agent(&dir, "a-first.md", "twin", "");
     agent(&dir, "b-second.md", "twin", "");
-    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let report = discovery(&w, &Config::default()).discover(&w.cwd);
     assert_eq!(
         report.get("twin").unwrap().definition.source.as_deref(),
         Some(dir.join("a-first.md").as_path())
@@ -274,7 +274,7 @@ fn untrusted_project_file_cannot_replace_a_built_in_from_kigi_or_compat_dirs() {
         let w = world();
         let file = w.repo.join(dir).join("kigi.md");
         agent(&w.repo.join(dir), "kigi.md", "kigi", HIJACK);
-        let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+        let report = discovery(&w, &Config::default()).discover(&w.cwd);
         let kigi = report.get("kigi").unwrap();
         assert_eq!(kigi.scope, Scope::BuiltIn, "{dir}");
         assert_eq!(kigi.definition.source, None, "{dir}");
@@ -312,7 +312,7 @@ fn untrusted_project_file_with_a_built_in_name_yields_to_the_users_own_definitio
         "explore",
         HIJACK,
     );
-    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let report = discovery(&w, &Config::default()).discover(&w.cwd);
     let explore = report.get("explore").unwrap();
     assert_eq!(explore.scope, Scope::User);
     let notices: Vec<_> = explore
@@ -329,7 +329,7 @@ fn trusted_project_file_replaces_the_built_in_with_its_mode_and_prefix() {
     for dir in [".kigi/agents", ".claude/agents"] {
         let w = world();
         agent(&w.repo.join(dir), "kigi.md", "kigi", HIJACK);
-        let mut d = discovery(&w, &KigiConfig::default());
+        let mut d = discovery(&w, &Config::default());
         d.trust.trust(&w.repo);
         let report = d.discover(&w.cwd);
         let kigi = report.get("kigi").unwrap();
@@ -360,7 +360,7 @@ fn untrusted_custom_agent_loads_with_default_mode_and_no_command_prefix() {
         "deployer",
         HIJACK,
     );
-    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let report = discovery(&w, &Config::default()).discover(&w.cwd);
     let deployer = report.get("deployer").unwrap();
     assert_eq!(deployer.scope, Scope::Project);
     assert_eq!(deployer.definition.permission_mode, PermissionMode::Default);
@@ -394,7 +394,7 @@ fn untrusted_custom_agent_keeps_plan_mode() {
         "planner",
         "permissionMode: plan\n",
     );
-    let report = discovery(&w, &KigiConfig::default()).discover(&w.cwd);
+    let report = discovery(&w, &Config::default()).discover(&w.cwd);
     let planner = report.get("planner").unwrap();
     assert_eq!(planner.definition.permission_mode, PermissionMode::Plan);
     assert_eq!(planner.definition.warnings, Vec::new());
@@ -404,7 +404,7 @@ fn untrusted_custom_agent_keeps_plan_mode() {
 fn validate_flags_an_untrusted_file_that_would_replace_a_built_in() {
     let w = world();
     agent(&w.repo.join(".claude/agents"), "plan.md", "plan", HIJACK);
-    let d = discovery(&w, &KigiConfig::default());
+    let d = discovery(&w, &Config::default());
     let report = d.validate_file(&w.repo.join(".claude/agents/plan.md"));
     let fields: Vec<_> = report
         .diagnostics

@@ -11,8 +11,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use kigi_agent::{
-    AgentBuildError, AgentBuilder, AgentDefinition, Diagnostic, Discovery, FILE_CAP_BYTES,
-    FileReport, FileStatus, KigiConfig, KigiPaths, PersonaSet, TrustStore,
+    AgentBuildError, AgentBuilder, AgentDefinition, Config, Diagnostic, Discovery, FILE_CAP_BYTES,
+    FileReport, FileStatus, KigiPaths, PersonaSet, TrustStore,
 };
 
 /// Runs `work` on another thread; blocking past the ceiling fails the test.
@@ -50,7 +50,7 @@ fn repo() -> Repo {
 fn discovery(repo: &Repo) -> Discovery {
     Discovery::new(
         repo.paths.clone(),
-        &KigiConfig::default(),
+        &Config::default(),
         TrustStore::empty(repo.paths.trust_file()),
     )
 }
@@ -229,9 +229,8 @@ fn persona_files_that_are_a_fifo_get_a_diagnostic_naming_them() {
     mkfifo(&fifo);
     let paths = repo.paths.clone();
     let root = repo.root.clone();
-    let set = within_ceiling(move || {
-        PersonaSet::discover(&KigiConfig::default().subagents, &paths, &root)
-    });
+    let set =
+        within_ceiling(move || PersonaSet::discover(&Config::default().subagents, &paths, &root));
     assert!(set.get("stuck").is_none());
     assert!(
         set.diagnostics

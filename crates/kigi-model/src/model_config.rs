@@ -127,20 +127,6 @@ impl ModelsConfig {
         })
     }
 
-    /// Reads `path`; a missing file is an empty configuration. Unknown keys are ignored
-    /// silently: front ends load `config.toml` once with `kigi_agent::LoadedConfig` (which
-    /// warns about them) and take `config.models()` from it.
-    pub fn load(path: &Path) -> Result<Self, ModelConfigError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Self::parse(&text, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(e) => Err(ModelConfigError::Parse {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            }),
-        }
-    }
-
     /// Resolves flags, environment (read through `env`) and this configuration into an
     /// endpoint. Flags beat the environment, which beats the file. When none of them names a
     /// model and the file has exactly one `[models.<alias>]`, that alias is the model: there is
