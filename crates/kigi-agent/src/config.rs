@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use kigi_model::{EndpointSettings, ModelSettings, ModelsConfig, RetrySettings};
 use serde::{Deserialize, Serialize};
 
+use crate::permissions::{PermissionRules, PermissionsConfig, RuleSource};
+use crate::sandbox_config::SandboxConfig;
 use crate::subagents_config::SubagentsConfig;
 use crate::swarm_config::SwarmConfig;
 
@@ -62,6 +64,10 @@ pub struct Config {
     pub subagents: SubagentsConfig,
     /// `[swarm]`.
     pub swarm: SwarmConfig,
+    /// `[permissions]`: allow, ask and deny rules in Claude Code's syntax.
+    pub permissions: PermissionsConfig,
+    /// `[sandbox]`: how shell commands are confined.
+    pub sandbox: SandboxConfig,
 }
 
 impl Config {
@@ -105,6 +111,14 @@ impl Config {
             models: self.models.clone(),
             retry: self.retry.clone(),
         }
+    }
+
+    /// `[permissions]` parsed; `path` (the file read) is the rules' source and is named in
+    /// errors with the list and the rule at fault.
+    pub fn permission_rules(&self, path: &Path) -> Result<PermissionRules, ConfigError> {
+        self.permissions
+            .rules(&RuleSource::UserConfig(path.to_path_buf()))
+            .map_err(|e| ConfigError::new(path, format!("{}: {}", e.list, e.error)))
     }
 
     /// Parses config text with no environment overrides, dropping the warnings; `path` is

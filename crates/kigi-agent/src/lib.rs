@@ -29,10 +29,12 @@ mod frontmatter_recovery;
 mod loaded_config;
 mod overlay;
 mod paths;
+pub mod permissions;
 mod persona;
 mod project;
 mod prompt;
 mod role;
+mod sandbox_config;
 mod settings;
 mod skills;
 mod starter;
@@ -65,6 +67,7 @@ pub use persona::{IoContract, Persona, PersonaSet};
 pub use project::ProjectLayout;
 pub use prompt::BASE_TEMPLATE;
 pub use role::{Role, RoleSet};
+pub use sandbox_config::SandboxConfig;
 pub use settings::{
     BashSettings, CompletionRequirement, Isolation, ModelChoice, OutputFormat, ParamNameOverrides,
     PermissionMode, PromptMode, RetryPolicy, ToolConfig, ToolSelection,

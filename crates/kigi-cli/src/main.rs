@@ -41,6 +41,28 @@ struct Cli {
     /// not allow is refused.
     #[arg(long, value_parser = parse_permission_mode)]
     permission_mode: Option<kigi_agent::PermissionMode>,
+    /// Rules for calls that run without asking, in Claude Code's syntax: "Bash(cargo test:*)",
+    /// "Edit(src/**)", Read, mcp__server__*. Repeat the flag, or separate rules with commas
+    /// or spaces.
+    #[arg(
+        long = "allowedTools",
+        visible_alias = "allowed-tools",
+        value_name = "RULES",
+        global = true
+    )]
+    allowed_tools: Vec<String>,
+    /// Rules for calls that never run (same syntax); they win over every allow rule.
+    #[arg(
+        long = "disallowedTools",
+        visible_alias = "disallowed-tools",
+        value_name = "RULES",
+        global = true
+    )]
+    disallowed_tools: Vec<String>,
+    /// How shell commands are confined: read-only, workspace-write (writes only below this
+    /// folder and the temp dir, no network) or danger-full-access; overrides `[sandbox] mode`.
+    #[arg(long, value_name = "MODE", value_parser = parse_sandbox_mode, global = true)]
+    sandbox: Option<kigi_tools::sandbox::SandboxMode>,
     /// Carry on session ID.
     #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
     resume: Option<String>,
@@ -65,6 +87,10 @@ fn parse_permission_mode(value: &str) -> Result<kigi_agent::PermissionMode, Stri
             "unknown permission mode `{value}` (expected default, acceptEdits, plan, dontAsk or bypassPermissions)"
         )
     })
+}
+
+fn parse_sandbox_mode(value: &str) -> Result<kigi_tools::sandbox::SandboxMode, String> {
+    kigi_tools::sandbox::SandboxMode::parse(value).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Subcommand)]
@@ -106,6 +132,13 @@ enum Command {
     Models {
         #[command(subcommand)]
         command: Option<ModelsCommand>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The permission rules a session here runs under (built in, config.toml, this project's
+    /// .kigi/settings.toml, --allowedTools/--disallowedTools), each with its source.
+    Permissions {
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -221,6 +254,14 @@ fn main() -> ExitCode {
         model: cli.model,
         base_url: cli.base_url,
     };
+    let flag_rules =
+        match kigi_agent::permissions::flag_rules(&cli.allowed_tools, &cli.disallowed_tools) {
+            Ok(rules) => rules,
+            Err(error) => {
+                eprintln!("kigi: {error}");
+                return ExitCode::from(2);
+            }
+        };
     let command = match (cli.command, cli.print) {
         (Some(command), None) => command,
         (None, Some(prompt)) => {
@@ -235,6 +276,8 @@ fn main() -> ExitCode {
                 or_demo: cli.or_demo,
                 no_wait: cli.no_wait,
                 model: model_flags,
+                rules: flag_rules,
+                sandbox: cli.sandbox,
             };
             return report(commands::print::run(args));
         }
@@ -267,6 +310,8 @@ fn main() -> ExitCode {
             cli.permission_mode,
             cli.output_format,
             &model_flags,
+            flag_rules,
+            cli.sandbox,
         ),
         Command::Sessions(SessionsCommand::List { json }) => commands::sessions::list(json),
         Command::Sessions(SessionsCommand::Show { id, agent }) => {
@@ -280,6 +325,7 @@ fn main() -> ExitCode {
             command: Some(ModelsCommand::Ping),
             ..
         } => commands::models::ping(&model_flags),
+        Command::Permissions { json } => commands::permissions::show(&flag_rules, json),
         Command::MockModel { script, port } => commands::models::mock_model(&script, port),
         Command::Agents(AgentsCommand::List { json }) => commands::agents::list(json),
         Command::Agents(AgentsCommand::Show { name, prompt, json }) => {

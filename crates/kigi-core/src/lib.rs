@@ -7,6 +7,7 @@
 
 mod approval;
 mod approval_summary;
+mod call_subject;
 mod completion;
 mod git_command;
 pub mod host;
@@ -14,6 +15,7 @@ mod inbox;
 mod lock;
 mod permission;
 mod protected_paths;
+mod runtime_guard;
 mod session;
 mod session_id;
 mod session_lock;
@@ -32,7 +34,8 @@ pub use approval::{ApprovalFuture, ApprovalRequest, ApprovalVerdict, Approver};
 pub use approval_summary::{approval_scope, approval_summary};
 pub use completion::{CompletionCheck, CompletionTracker};
 pub use inbox::{Inbox, MessageQueue};
-pub use permission::{Approval, decide};
+pub use permission::{Approval, decide, decide_call};
+pub use runtime_guard::RuntimeGuard;
 pub use session::{DEFAULT_MAX_TURNS, Session, SessionSetup, TurnError, TurnSummary};
 pub use session_id::{is_session_id, is_subagent_id, new_session_id};
 pub use session_store::{

@@ -1,9 +1,12 @@
 //! Permission modes decide which calls run without asking. What a mode does not allow
 //! outright is asked about when someone can answer (the host's approvals); with nobody to ask
 //! (print mode, a background child) it is refused, with a reason that names the mode that
-//! would allow it.
+//! would allow it. Rules (`[permissions]`, `--allowedTools`) come first: a deny rule refuses,
+//! an ask rule asks, an allow rule allows (except in plan mode, which stays read-only); only
+//! a call no rule speaks about is decided by the mode.
 
 use kigi_agent::PermissionMode;
+use kigi_agent::permissions::RuleVerdict;
 use kigi_protocol::ToolKind;
 
 /// The decision for one call.
@@ -15,6 +18,34 @@ pub enum Approval {
     Ask {
         refusal: String,
     },
+}
+
+/// The decision for a call the rules gave `verdict` about.
+pub fn decide_call(
+    mode: PermissionMode,
+    name: &str,
+    kind: ToolKind,
+    read_only: bool,
+    verdict: RuleVerdict<'_>,
+) -> Approval {
+    match verdict {
+        RuleVerdict::Deny(rule) => Approval::Refuse(format!(
+            "`{name}` was not run: the {rule} denies it. Do not retry it; if you need it, ask the user."
+        )),
+        RuleVerdict::Ask(rule)
+            if matches!(mode, PermissionMode::DontAsk | PermissionMode::Plan) =>
+        {
+            Approval::Refuse(format!(
+                "`{name}` was not run: the {rule} asks for approval, and permission mode {} never asks.",
+                mode.spelling()
+            ))
+        }
+        RuleVerdict::Ask(rule) => ask(format!(
+            "`{name}` was not run: the {rule} needs a person's approval, and nobody can approve in this session."
+        )),
+        RuleVerdict::Allow(_) if mode != PermissionMode::Plan => Approval::Allow,
+        _ => decide(mode, name, kind, read_only),
+    }
 }
 
 /// What `mode` allows for a tool of `kind` (`read_only` as its spec says).
@@ -39,10 +70,10 @@ pub fn decide(mode: PermissionMode, name: &str, kind: ToolKind, read_only: bool)
         PermissionMode::DontAsk => Approval::Refuse(never_asks(name)),
         PermissionMode::AcceptEdits if edits => Approval::Allow,
         PermissionMode::AcceptEdits => ask(format!(
-            "`{name}` was not run: it needs approval, and nobody can approve in this session (permission mode acceptEdits allows file edits only; bypassPermissions allows everything)."
+            "`{name}` was not run: it needs approval, and nobody can approve in this session (an allow rule in --allowedTools or [permissions] allow would permit it; permission mode acceptEdits allows file edits only; bypassPermissions allows everything)."
         )),
         PermissionMode::Default => ask(format!(
-            "`{name}` was not run: it needs approval, and nobody can approve in this session (permission mode acceptEdits allows file edits; bypassPermissions allows everything)."
+            "`{name}` was not run: it needs approval, and nobody can approve in this session (an allow rule in --allowedTools or [permissions] allow would permit it; permission mode acceptEdits allows file edits; bypassPermissions allows everything)."
         )),
     }
 }
@@ -50,7 +81,7 @@ pub fn decide(mode: PermissionMode, name: &str, kind: ToolKind, read_only: bool)
 /// The refusal of a call that would ask, in dontAsk mode.
 pub fn never_asks(name: &str) -> String {
     format!(
-        "`{name}` was not run: permission mode dontAsk never asks and refuses what it would ask about (acceptEdits allows file edits; bypassPermissions allows everything)."
+        "`{name}` was not run: permission mode dontAsk never asks and refuses what no allow rule permits (add one to [permissions] allow or --allowedTools; acceptEdits allows file edits; bypassPermissions allows everything)."
     )
 }
 

@@ -27,8 +27,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalRequest, ApprovalVerdict, Approver};
 use crate::approval_summary::{approval_scope, approval_summary};
-use crate::permission::{Approval, decide};
+use crate::call_subject::call_subject;
+use crate::permission::{Approval, decide_call};
 use crate::protected_paths::protected_reason;
+use crate::runtime_guard::RuntimeGuard;
 
 /// How one call ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +60,8 @@ pub struct ToolRuntime {
     approver: Option<Arc<dyn Approver>>,
     /// `$KIGI_HOME`, whose files are protected from the agent's writes.
     kigi_home: Option<std::path::PathBuf>,
+    /// The session's guard: rules and sandbox.
+    guard: RuntimeGuard,
 }
 
 /// A call that passed the checks.
@@ -102,18 +106,25 @@ impl ToolRuntime {
             depth: 0,
             approver: None,
             kigi_home: None,
+            guard: RuntimeGuard::default(),
         }
     }
 
-    /// Protects kigi's own files from this agent: `$KIGI_HOME` from its writes, and the
-    /// user's credentials, `.env` files and kigi's trust list from its reads.
-    pub fn protect(&mut self, kigi_home: &std::path::Path, user_home: Option<&std::path::Path>) {
-        let kigi_home = self.context.resolve(&kigi_home.to_string_lossy());
+    /// Guards this agent as its session is guarded: `$KIGI_HOME` protected from its writes,
+    /// the user's credentials, `.env` files and kigi's trust list from its reads, and the
+    /// session's permission rules applied to every call.
+    pub fn guard(&mut self, guard: &RuntimeGuard) {
+        let kigi_home = self.context.resolve(&guard.kigi_home.to_string_lossy());
         self.context.secrets = kigi_tools::secret_paths::SecretPaths {
-            home: user_home.map(|home| self.context.resolve(&home.to_string_lossy())),
+            home: guard
+                .user_home
+                .as_ref()
+                .map(|home| self.context.resolve(&home.to_string_lossy())),
             kigi_home: Some(kigi_home.clone()),
         };
         self.kigi_home = Some(kigi_home);
+        self.guard = guard.clone();
+        self.context.sandbox = guard.sandbox_policy(&self.context.cwd);
     }
 
     /// Asks `approver` about calls the mode does not allow outright.
@@ -136,9 +147,10 @@ impl ToolRuntime {
         &self.tools
     }
 
-    /// Confines file writes to `root` (a child in its worktree).
+    /// Confines file writes and commands to `root` (a child in its worktree).
     pub fn set_write_root(&mut self, root: &std::path::Path) {
         self.context.write_root = Some(root.to_path_buf());
+        self.context.sandbox = self.guard.sandbox_policy(root);
     }
 
     /// Shares another runtime's tool state (working directory, background tasks, todo list):
@@ -146,6 +158,7 @@ impl ToolRuntime {
     pub fn share_state(&mut self, from: &ToolContext) {
         self.context.cwd.clone_from(&from.cwd);
         self.context.write_root.clone_from(&from.write_root);
+        self.context.sandbox.clone_from(&from.sandbox);
         self.context.tasks = Arc::clone(&from.tasks);
         self.context.todos = Arc::clone(&from.todos);
     }
@@ -168,6 +181,7 @@ impl ToolRuntime {
     pub fn schemas(&self) -> Vec<ToolSchema> {
         self.tools
             .iter()
+            .filter(|tool| !self.guard.rules.denies_tool(&tool.name, tool.kind))
             .filter_map(|tool| {
                 let implementation = self.registry.get(&tool.name)?;
                 Some(ToolSchema {
@@ -320,11 +334,6 @@ impl ToolRuntime {
                 call.name
             )));
         };
-        let ask = match decide(self.mode, &call.name, tool.kind, tool.read_only) {
-            Approval::Allow => None,
-            Approval::Refuse(reason) => return Err(refuse(reason)),
-            Approval::Ask { refusal } => Some(refusal),
-        };
         let arguments: Value = serde_json::from_str(if call.arguments.trim().is_empty() {
             "{}"
         } else {
@@ -343,6 +352,15 @@ impl ToolRuntime {
             )));
         }
         let arguments = canonical_arguments(arguments, &tool.param_names);
+        let verdict = self
+            .guard
+            .rules
+            .evaluate(&call_subject(tool, &arguments, &self.context));
+        let ask = match decide_call(self.mode, &call.name, tool.kind, tool.read_only, verdict) {
+            Approval::Allow => self.unsandboxed_ask(&call.name, tool.kind),
+            Approval::Refuse(reason) => return Err(refuse(reason)),
+            Approval::Ask { refusal } => Some(refusal),
+        };
         // A write to kigi's instruction files or outside the workspace is never allowed
         // automatically, whatever the mode: a person says yes, or it is refused.
         let ask = match (self.write_guard(&call.name, tool.kind, &arguments), ask) {
@@ -364,7 +382,8 @@ impl ToolRuntime {
     }
 
     /// Why a file write needs a person (the refusal when nobody can be asked), judged on the
-    /// resolved path: kigi's own instruction files, and anything outside the workspace.
+    /// resolved path: kigi's own instruction files (whatever the rules say), and anything
+    /// outside the workspace that no `Edit` allow rule covers.
     fn write_guard(&self, name: &str, kind: ToolKind, arguments: &Value) -> Option<String> {
         if !kind.writes_files() {
             return None;
@@ -384,13 +403,26 @@ impl ToolRuntime {
             return None;
         }
         let workspace = self.context.resolve("");
-        if !resolved.starts_with(&workspace) {
+        if !resolved.starts_with(&workspace) && !self.guard.rules.allows_edit_of(&resolved) {
             return Some(format!(
                 "`{name}` was not run: {shown} is outside the workspace ({}); writing there needs a person's approval",
                 workspace.display()
             ));
         }
         None
+    }
+
+    /// Where the kernel cannot sandbox, a command an allow rule permits still asks in the
+    /// modes that ask about commands: nothing runs unconfined without a person.
+    fn unsandboxed_ask(&self, name: &str, kind: ToolKind) -> Option<String> {
+        let reason = self.guard.sandbox_unavailable.as_deref()?;
+        (kind.executes()
+            && matches!(self.mode, PermissionMode::Default | PermissionMode::AcceptEdits))
+        .then(|| {
+            format!(
+                "`{name}` was not run: kigi cannot sandbox commands on this system ({reason}), so every command needs a person's approval, and nobody can approve in this session (or set [sandbox] mode = \"danger-full-access\" to run commands unconfined)"
+            )
+        })
     }
 
     fn schemas_names(&self) -> Vec<&str> {

@@ -17,6 +17,7 @@ use kigi_model::{
 };
 use kigi_protocol::{HostCommand, SessionEvent, ToolKind, ToolStatus, TurnEndReason};
 use kigi_testkit::{Fault, ScriptSet, ScriptedServer, Step};
+use kigi_tools::sandbox::{SandboxMode, SandboxSupport};
 use kigi_tools::{Tool, ToolContext, ToolFuture, ToolOutput, ToolRegistry, ToolSpec};
 use serde_json::json;
 
@@ -91,12 +92,18 @@ impl Fixture {
     }
 
     fn session(&self, request: OpenRequest) -> Hosted {
+        self.session_on(request, |_| {})
+    }
+
+    /// A session of a host `configure` adjusted first.
+    fn session_on(&self, request: OpenRequest, configure: impl FnOnce(&mut SessionHost)) -> Hosted {
         let paths = KigiPaths::new(self._tmp.path().join("home"), None);
-        let host = SessionHost::new(
+        let mut host = SessionHost::new(
             Discovery::load(paths).unwrap(),
             ModelsConfig::default(),
             Arc::new(|_: &str| None),
         );
+        configure(&mut host);
         Hosted {
             inner: host.open(request).unwrap(),
             events: Arc::clone(&self.events),
@@ -706,4 +713,66 @@ async fn overridden_names_are_what_the_model_sees_and_canonical_names_run() {
             "     1\talpha\n".to_owned()
         )
     );
+}
+
+#[tokio::test]
+async fn where_the_kernel_cannot_sandbox_every_command_asks_even_one_a_rule_allows() {
+    let steps = || {
+        vec![
+            Step::calls(vec![(
+                "run_terminal_cmd",
+                json!({"command": "touch made.txt"}),
+            )]),
+            Step::text("done"),
+        ]
+    };
+    let unavailable = || SandboxSupport::Unavailable {
+        reason: "Landlock is not enabled in this kernel".into(),
+    };
+    let rules = kigi_agent::permissions::flag_rules(&["Bash(touch:*)".to_owned()], &[]).unwrap();
+    let fx = Fixture::new(steps()).await;
+    let request = OpenRequest {
+        rules: rules.clone(),
+        ..fx.setup("", None)
+    };
+    let mut session = fx.session_on(request, |host| host.set_sandbox_support(unavailable()));
+    assert!(
+        session
+            .inner
+            .warnings()
+            .iter()
+            .any(|w| w.contains("cannot sandbox commands")),
+        "{:?}",
+        session.inner.warnings()
+    );
+    session
+        .run_turn("go", &CancellationToken::new())
+        .await
+        .unwrap();
+    let outcome = results(&fx.events.lock().unwrap());
+    assert_eq!(outcome[0].1, ToolStatus::Refused, "{outcome:?}");
+    assert!(
+        outcome[0].2.contains("cannot sandbox commands"),
+        "{outcome:?}"
+    );
+    assert!(!fx.cwd.join("made.txt").exists());
+
+    // Choosing no sandbox is the user's to make: then the rule allows it, and nothing is said.
+    let fx = Fixture::new(steps()).await;
+    let request = OpenRequest {
+        rules,
+        sandbox: Some(SandboxMode::DangerFullAccess),
+        ..fx.setup("", None)
+    };
+    let mut session = fx.session_on(request, |host| host.set_sandbox_support(unavailable()));
+    assert!(
+        session.inner.warnings().is_empty(),
+        "{:?}",
+        session.inner.warnings()
+    );
+    session
+        .run_turn("go", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(fx.cwd.join("made.txt").exists());
 }

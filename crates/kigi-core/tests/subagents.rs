@@ -31,7 +31,12 @@ fn spawn(args: Value) -> ScriptedToolCall {
 
 impl Tree {
     async fn new(scripts: Vec<Script>, config: &str) -> Self {
-        let tmp = tempfile::tempdir().unwrap();
+        Self::new_in(tempfile::tempdir().unwrap(), scripts, config).await
+    }
+
+    /// A tree in `tmp` (a folder outside the system temp dir, which sandboxed commands may
+    /// write, for tests of the sandbox).
+    async fn new_in(tmp: tempfile::TempDir, scripts: Vec<Script>, config: &str) -> Self {
         let cwd = tmp.path().join("repo");
         std::fs::create_dir_all(&cwd).unwrap();
         let home = tmp.path().join("home");
@@ -407,6 +412,49 @@ async fn a_child_cannot_delegate_or_exceed_its_parents_tools() {
         results[2]
     );
     assert!(tree.requests_of("#grandchild").is_empty());
+}
+
+#[tokio::test]
+async fn a_childs_calls_answer_to_the_sessions_deny_rules() {
+    let tree = Tree::new(
+        vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    Step::calls(vec![spawn(
+                        json!({"prompt": "#child go", "description": "go"}),
+                    )]),
+                    Step::text("ok"),
+                ],
+            ),
+            Script::matching(
+                "#child",
+                vec![
+                    Step::calls(vec![
+                        ScriptedToolCall::new(
+                            "run_terminal_cmd",
+                            json!({"command": "echo fine && touch y.txt"}),
+                        ),
+                        ScriptedToolCall::new("run_terminal_cmd", json!({"command": "echo fine"})),
+                    ]),
+                    Step::text("done"),
+                ],
+            ),
+        ],
+        "[permissions]\ndeny = [\"Bash(touch:*)\"]\n",
+    )
+    .await;
+    // The parent runs in bypassPermissions: a deny rule holds all the same, for its child too.
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    assert!(!tree.cwd.join("y.txt").exists());
+    let results = Tree::tool_results(&tree.requests_of("#child")[1]);
+    assert!(
+        results[0].contains("deny rule `Bash(touch:*)`"),
+        "{}",
+        results[0]
+    );
+    assert!(results[1].contains("fine"), "{}", results[1]);
 }
 
 #[tokio::test]
@@ -974,6 +1022,55 @@ async fn a_worktree_child_writes_only_there_and_its_changes_apply_or_conflict_sa
         2,
         "main and sub-2 only: {worktrees}"
     );
+}
+
+#[tokio::test]
+async fn a_worktree_childs_commands_write_only_its_worktree() {
+    // Outside the system temp dir (writable in the sandbox) and outside any git repository.
+    let tmp = tempfile::tempdir_in("/var/tmp").expect("/var/tmp is where this test works");
+    let tree = Tree::new_in(
+        tmp,
+        vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    Step::calls(vec![spawn(
+                        json!({"prompt": "#wt try", "description": "try", "isolation": "worktree"}),
+                    )]),
+                    Step::text("done"),
+                ],
+            ),
+            Script::matching(
+                "#wt",
+                vec![
+                    Step::calls(vec![
+                        ScriptedToolCall::new(
+                            "run_terminal_cmd",
+                            json!({"command": "touch inside.txt"}),
+                        ),
+                        ScriptedToolCall::new(
+                            "run_terminal_cmd",
+                            json!({"command": "touch ../../../../repo/escaped.txt"}),
+                        ),
+                    ]),
+                    Step::text("tried"),
+                ],
+            ),
+        ],
+        "",
+    )
+    .await;
+    git(&tree.cwd, &["init", "-q"]);
+    std::fs::write(tree.cwd.join("a.txt"), "one\n").unwrap();
+    git(&tree.cwd, &["add", "a.txt"]);
+    git(&tree.cwd, &["commit", "-q", "-m", "start"]);
+    // The worktree is `home/worktrees/<session>/sub-1`, beside `repo`: four levels up.
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "done");
+    assert!(!tree.cwd.join("escaped.txt").exists());
+    let results = Tree::tool_results(&tree.requests_of("#wt")[1]);
+    assert!(!results[0].contains("sandbox"), "{}", results[0]);
+    assert!(results[1].contains("kigi's sandbox"), "{}", results[1]);
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
 //! What a running tool may use: the working directory, limits, cancellation, and the
-//! session's background tasks and todo list.
+//! session's background tasks and todo list, and the sandbox commands run in.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::builtin::todo_write::TodoItem;
 use crate::path_resolution::resolve_path;
+use crate::sandbox::SandboxPolicy;
 use crate::secret_paths::SecretPaths;
 use crate::tasks::TaskRegistry;
 
@@ -44,10 +45,13 @@ pub struct ToolContext {
     pub write_root: Option<PathBuf>,
     /// What file tools never read (credentials, `.env`, kigi's trust list).
     pub secrets: SecretPaths,
+    /// The sandbox shell commands and background tasks run in.
+    pub sandbox: SandboxPolicy,
 }
 
 impl ToolContext {
-    /// A context for `cwd` with default limits and fresh session state.
+    /// A context for `cwd` with default limits and fresh session state. Commands run
+    /// unsandboxed (`danger-full-access`) until the host sets [`Self::sandbox`].
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         Self {
             cwd: cwd.into(),
@@ -57,6 +61,7 @@ impl ToolContext {
             todos: Arc::new(Mutex::new(Vec::new())),
             write_root: None,
             secrets: SecretPaths::default(),
+            sandbox: SandboxPolicy::full_access(),
         }
     }
 

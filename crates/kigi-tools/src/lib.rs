@@ -1,6 +1,7 @@
 //! kigi's tools: the [`Tool`] trait and [`ToolRegistry`], the built-in tools, the catalog of
 //! names, kinds and descriptions, capability modes that filter by kind, the alias table for
-//! other harnesses' tool names, parameter-name overrides, and output clamping.
+//! other harnesses' tool names, parameter-name overrides, output clamping, and the sandbox
+//! shell commands run in.
 //!
 //! The rule: a tool's canonical name is what execution uses; anything the model sees
 //! (overrides, aliases) is resolved back to a canonical name before a call runs. Tools never
@@ -15,9 +16,10 @@ mod overrides;
 pub mod path_resolution;
 pub mod process_group;
 mod registry;
+pub mod sandbox;
 mod schema;
 pub mod secret_paths;
-mod shell;
+pub mod shell;
 mod tasks;
 mod tool;
 mod tool_aliases;
@@ -28,6 +30,9 @@ pub use clamp::{MODEL_OUTPUT_CHARS, clamp_head_tail};
 pub use context::{BashLimits, ToolContext};
 pub use overrides::{canonical_arguments, rename_schema};
 pub use registry::ToolRegistry;
+pub use sandbox::{
+    SandboxError, SandboxMode, SandboxPolicy, SandboxSupport, UnknownSandboxMode, sandbox_support,
+};
 pub use schema::parameters_of;
 pub use tasks::{TaskRegistry, TaskReport, TaskState};
 pub use tool::{Tool, ToolError, ToolFuture, ToolOutput, parse_arguments};

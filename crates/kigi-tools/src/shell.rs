@@ -1,6 +1,6 @@
 //! Running a shell command as a child process: its own process group (so a timeout or cancel
 //! kills everything it started), output from stdout and stderr interleaved into one bounded
-//! buffer, and every wait with a ceiling.
+//! buffer, every wait with a ceiling, and the start inside the context's sandbox.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio_util::sync::CancellationToken;
 
 use crate::process_group::ProcessGroup;
+use crate::sandbox::{SandboxError, SandboxPolicy, spawn_in_sandbox};
 
 /// After the command exits, how long to wait for its pipes to drain: a process it left running
 /// in the background may hold them open forever.
@@ -85,14 +86,16 @@ pub struct Spawned {
     pub group: ProcessGroup,
 }
 
-/// Starts `command` under `sh -c` in `cwd`, in a new process group, with output collected
-/// into `buffer` by background readers.
-pub fn spawn(
+/// Starts `command` under `sh -c` in `cwd`, confined to `sandbox`, in a new process group,
+/// with output collected into `buffer` by background readers.
+pub async fn spawn(
     command: &str,
     cwd: &Path,
+    sandbox: &SandboxPolicy,
     buffer: Arc<Mutex<OutputBuffer>>,
-) -> std::io::Result<Spawned> {
-    let mut child = Command::new("sh")
+) -> Result<Spawned, SandboxError> {
+    let mut shell = tokio::process::Command::new("sh");
+    shell
         .arg("-c")
         .arg(command)
         .current_dir(cwd)
@@ -100,8 +103,8 @@ pub fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
-        .kill_on_drop(true)
-        .spawn()?;
+        .kill_on_drop(true);
+    let mut child = spawn_in_sandbox(shell, sandbox).await?;
     let group = ProcessGroup::track(child.id().unwrap_or_default());
     let mut readers = Vec::new();
     if let Some(stdout) = child.stdout.take() {

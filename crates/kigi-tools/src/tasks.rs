@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::sandbox::{SandboxError, SandboxPolicy, sandbox_denial_note};
 use crate::shell::{self, Ending, OutputBuffer};
 
 /// Where a task is.
@@ -25,6 +26,7 @@ pub enum TaskState {
 #[derive(Debug)]
 struct Task {
     command: String,
+    sandbox: SandboxPolicy,
     output: Arc<Mutex<OutputBuffer>>,
     state: watch::Receiver<TaskState>,
     cancel: CancellationToken,
@@ -62,11 +64,17 @@ pub struct TaskRegistry {
 }
 
 impl TaskRegistry {
-    /// Starts `command` in the background and returns its id.
-    pub fn start(&self, command: &str, cwd: &Path, output_limit: usize) -> Result<String, String> {
-        let id = format!("task-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
+    /// Starts `command` in the background, confined to `sandbox`, and returns its id.
+    pub async fn start(
+        &self,
+        command: &str,
+        cwd: &Path,
+        sandbox: &SandboxPolicy,
+        output_limit: usize,
+    ) -> Result<String, SandboxError> {
         let output = Arc::new(Mutex::new(OutputBuffer::new(output_limit)));
-        let spawned = shell::spawn(command, cwd, Arc::clone(&output)).map_err(|e| e.to_string())?;
+        let spawned = shell::spawn(command, cwd, sandbox, Arc::clone(&output)).await?;
+        let id = format!("task-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
         let (state_tx, state_rx) = watch::channel(TaskState::Running);
         let cancel = CancellationToken::new();
         let task_cancel = cancel.clone();
@@ -77,6 +85,7 @@ impl TaskRegistry {
         });
         let task = Task {
             command: command.to_owned(),
+            sandbox: sandbox.clone(),
             output,
             state: state_rx,
             cancel,
@@ -92,11 +101,17 @@ impl TaskRegistry {
         let _ = tokio::time::timeout(wait, state.wait_for(|s| *s != TaskState::Running)).await;
         let tasks = self.lock();
         let task = tasks.get(id)?;
-        let output = task.output.lock().map(|o| o.text()).unwrap_or_default();
+        let mut output = task.output.lock().map(|o| o.text()).unwrap_or_default();
+        let state = task.state.borrow().clone();
+        if let TaskState::Ended(Ending::Exited(code)) = state
+            && let Some(note) = sandbox_denial_note(&task.sandbox, &task.command, code, &output)
+        {
+            output.push_str(&note);
+        }
         Some(TaskReport {
             id: id.to_owned(),
             command: task.command.clone(),
-            state: task.state.borrow().clone(),
+            state,
             output,
         })
     }

@@ -5,6 +5,7 @@ pub mod config;
 pub mod demo;
 pub mod models;
 pub mod overlays;
+pub mod permissions;
 pub mod print;
 pub mod progress;
 pub mod sessions;

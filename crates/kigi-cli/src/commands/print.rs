@@ -35,6 +35,10 @@ pub struct PrintArgs {
     /// `--no-wait`: cancel background children still running at the answer.
     pub no_wait: bool,
     pub model: ModelFlags,
+    /// `--allowedTools` and `--disallowedTools`.
+    pub rules: kigi_agent::permissions::PermissionRules,
+    /// `--sandbox`.
+    pub sandbox: Option<kigi_tools::sandbox::SandboxMode>,
 }
 
 /// Runs `kigi -p`.
@@ -57,6 +61,8 @@ pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         },
         model: args.model.clone(),
         permission_mode: args.permission_mode,
+        rules: args.rules.clone(),
+        sandbox: args.sandbox,
         ..OpenRequest::new(&cwd)
     };
     let ran = runtime.block_on(async {

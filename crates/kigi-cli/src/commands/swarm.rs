@@ -64,6 +64,8 @@ pub fn run(
     permission_mode: Option<PermissionMode>,
     format: OutputFormat,
     model: &ModelFlags,
+    rules: kigi_agent::permissions::PermissionRules,
+    sandbox: Option<kigi_tools::sandbox::SandboxMode>,
 ) -> anyhow::Result<ExitCode> {
     let items = read_items(&args.items_file)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
@@ -86,6 +88,8 @@ pub fn run(
             cwd,
             model: model.clone(),
             permission_mode,
+            rules,
+            sandbox,
             summary: format!(
                 "swarm over {} items: {}",
                 request.items.len(),

@@ -14,6 +14,7 @@ mod event_stream;
 mod host_error;
 mod hosted_session;
 mod hosted_swarm;
+mod session_guard;
 mod session_host;
 
 pub use activity::activity_label;

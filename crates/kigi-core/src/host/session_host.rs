@@ -9,10 +9,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use kigi_agent::{ConfigWarning, Discovery, KigiPaths, LoadedConfig, PermissionMode};
+use kigi_agent::permissions::PermissionRules;
+use kigi_agent::{
+    ConfigWarning, Discovery, KigiPaths, LoadedConfig, PermissionMode, SandboxConfig,
+};
 use kigi_model::{ModelClient, ModelFlags, ModelsConfig};
 use kigi_protocol::SessionEvent;
 use kigi_tools::ToolRegistry;
+use kigi_tools::sandbox::{SandboxMode, SandboxSupport};
 use tokio_util::sync::CancellationToken;
 
 use super::agent_choice::{AgentChoice, build_agent, client_for};
@@ -63,6 +67,11 @@ pub struct OpenRequest {
     pub approvals: ApprovalMode,
     /// Tools to run with instead of the built-ins (tests with tools of their own).
     pub registry: Option<ToolRegistry>,
+    /// Rules from the front end's flags (`--allowedTools`, `--disallowedTools`), applied
+    /// after the configured ones.
+    pub rules: PermissionRules,
+    /// `--sandbox`: overrides `[sandbox] mode`.
+    pub sandbox: Option<SandboxMode>,
 }
 
 impl OpenRequest {
@@ -77,6 +86,8 @@ impl OpenRequest {
             permission_mode: None,
             approvals: ApprovalMode::Refuse,
             registry: None,
+            rules: PermissionRules::default(),
+            sandbox: None,
         }
     }
 }
@@ -89,6 +100,10 @@ pub struct SwarmOpen {
     pub permission_mode: Option<PermissionMode>,
     /// The first user record of its transcript.
     pub summary: String,
+    /// Rules from the front end's flags.
+    pub rules: PermissionRules,
+    /// `--sandbox`.
+    pub sandbox: Option<SandboxMode>,
 }
 
 /// Opens sessions from one loaded configuration.
@@ -99,6 +114,12 @@ pub struct SessionHost {
     store: SessionStore,
     /// What loading `config.toml` warned about (unknown keys, bad environment values).
     config_warnings: Vec<ConfigWarning>,
+    /// kigi's built-in rules and `[permissions]` of `config.toml`.
+    user_rules: PermissionRules,
+    /// `[sandbox]` of `config.toml`.
+    sandbox: SandboxConfig,
+    /// What the machine offers the sandbox, when told rather than probed.
+    sandbox_support: Option<SandboxSupport>,
 }
 
 impl std::fmt::Debug for SessionHost {
@@ -114,12 +135,16 @@ impl SessionHost {
     /// is read for API keys when a client is made.
     pub fn new(discovery: Discovery, models: ModelsConfig, env: EnvLookup) -> Self {
         let store = SessionStore::new(discovery.paths.sessions_dir());
+        let user_rules = PermissionRules::built_in(&discovery.paths.kigi_home);
         Self {
             discovery,
             models,
             env,
             store,
             config_warnings: Vec::new(),
+            user_rules,
+            sandbox: SandboxConfig::default(),
+            sandbox_support: None,
         }
     }
 
@@ -134,8 +159,11 @@ impl SessionHost {
         for warning in &loaded.warnings {
             tracing::warn!(%warning, "config.toml");
         }
+        let configured = loaded.config.permission_rules(&loaded.path)?;
         let mut host = Self::new(discovery, loaded.config.models(), env);
         host.config_warnings = loaded.warnings;
+        host.user_rules.extend(configured);
+        host.sandbox = loaded.config.sandbox;
         Ok(host)
     }
 
@@ -149,6 +177,29 @@ impl SessionHost {
     /// What loading `config.toml` warned about; front ends show these at start.
     pub fn config_warnings(&self) -> &[ConfigWarning] {
         &self.config_warnings
+    }
+
+    /// Takes `support` as what this machine offers the sandbox instead of probing the kernel
+    /// (an embedder that knows better, and tests of the fallback where the kernel cannot).
+    pub fn set_sandbox_support(&mut self, support: SandboxSupport) {
+        self.sandbox_support = Some(support);
+    }
+
+    /// What this machine offers the sandbox: as told, or probed once.
+    pub fn sandbox_support(&self) -> &SandboxSupport {
+        self.sandbox_support
+            .as_ref()
+            .unwrap_or_else(|| kigi_tools::sandbox::sandbox_support())
+    }
+
+    /// `[sandbox]` as configured (before `--sandbox`).
+    pub fn sandbox_config(&self) -> &SandboxConfig {
+        &self.sandbox
+    }
+
+    /// The rules every session starts from: built in, then `config.toml`'s.
+    pub fn user_rules(&self) -> &PermissionRules {
+        &self.user_rules
     }
 
     pub fn store(&self) -> &SessionStore {
@@ -174,6 +225,8 @@ impl SessionHost {
             permission_mode,
             approvals,
             registry,
+            rules,
+            sandbox,
         } = request;
         let resume_id = match start {
             SessionStart::New => None,
@@ -208,10 +261,8 @@ impl SessionHost {
         setup
             .runtime
             .set_approver(broker.as_ref().map(|b| b.approver_for(main.clone())));
-        setup.runtime.protect(
-            &self.discovery.paths.kigi_home,
-            self.discovery.paths.user_home.as_deref(),
-        );
+        let (guard, rule_notices) = self.guard_for(&cwd, &rules, sandbox)?;
+        setup.runtime.guard(&guard);
         // Cancelling `cancel` (shutdown) stops the turn and every child through one token.
         let coordinator = Coordinator::new(CoordinatorSetup {
             session_id: session_id.clone(),
@@ -227,6 +278,7 @@ impl SessionHost {
             cancel: cancel.clone(),
             events: main.clone(),
             approvals: broker.clone(),
+            guard,
         });
         let mut setup = setup.with_coordinator(&coordinator);
         let steer = Arc::new(crate::inbox::MessageQueue::default());
@@ -238,14 +290,16 @@ impl SessionHost {
                 Vec::new(),
             ),
         };
-        // A project definition ignored for lack of trust is announced once, at the start.
+        // A project definition or rule ignored for lack of trust is announced once, at the
+        // start.
         warnings.splice(
             0..0,
             agent
                 .definition
                 .trust_notices
                 .iter()
-                .map(ToString::to_string),
+                .map(ToString::to_string)
+                .chain(rule_notices),
         );
         Ok(HostedSession::start(
             session,
@@ -274,6 +328,7 @@ impl SessionHost {
         })?;
         let (sink, events) = event_channel();
         let cancel = CancellationToken::new();
+        let (guard, _) = self.guard_for(&request.cwd, &request.rules, request.sandbox)?;
         // Nobody else waits here: members are awaited up to the swarm's deadline, never moved
         // to the background by a foreground budget.
         let mut discovery = self.discovery.clone();
@@ -299,6 +354,7 @@ impl SessionHost {
             cancel: cancel.clone(),
             events: AgentEmitter::main(sink.clone()),
             approvals: None,
+            guard,
         });
         Ok(HostedSwarm::new(
             session_id,

@@ -66,6 +66,8 @@ pub(crate) struct CoordinatorSetup {
     pub events: AgentEmitter,
     /// Where a foreground child's asks wait; `None` refuses them.
     pub approvals: Option<Arc<ApprovalBroker>>,
+    /// The session's guard, which every child runs under unchanged.
+    pub guard: crate::runtime_guard::RuntimeGuard,
 }
 
 /// What a spawn returned to the tool.

@@ -186,10 +186,7 @@ impl Coordinator {
         let mut setup =
             SessionSetup::for_agent(&agent, client, ToolRegistry::built_in(), &cwd, Some(mode));
         setup.runtime = setup.runtime.at_depth(1);
-        setup.runtime.protect(
-            &self.setup.discovery.paths.kigi_home,
-            self.setup.discovery.paths.user_home.as_deref(),
-        );
+        setup.runtime.guard(&self.setup.guard);
         if let Some(worktree) = &worktree {
             setup.runtime.set_write_root(&worktree.path);
         }

@@ -1,5 +1,6 @@
 //! `run_terminal_cmd`: a shell command in the working directory, with the definition's
-//! timeout, output limit and command prefix; or started in the background as a task.
+//! timeout, output limit and command prefix, inside the context's sandbox; or started in the
+//! background as a task.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,6 +11,7 @@ use serde_json::Value;
 
 use crate::catalog::{ToolSpec, built_in_spec};
 use crate::context::ToolContext;
+use crate::sandbox::sandbox_denial_note;
 use crate::schema::parameters_of;
 use crate::shell::{self, Ending, OutputBuffer};
 use crate::tool::{Tool, ToolError, ToolFuture, ToolOutput, parse_arguments};
@@ -59,7 +61,13 @@ impl Tool for RunTerminalCmd {
                 return Ok(
                     match context
                         .tasks
-                        .start(&command, &context.cwd, context.bash.output_limit)
+                        .start(
+                            &command,
+                            &context.cwd,
+                            &context.sandbox,
+                            context.bash.output_limit,
+                        )
+                        .await
                     {
                         Ok(id) => ToolOutput::ok(format!(
                             "started background task {id}; read it with get_task_output, stop it with kill_task"
@@ -74,7 +82,14 @@ impl Tool for RunTerminalCmd {
                 .map_or(context.bash.timeout, Duration::from_secs_f64)
                 .min(MAX_TIMEOUT);
             let buffer = Arc::new(Mutex::new(OutputBuffer::new(context.bash.output_limit)));
-            let spawned = match shell::spawn(&command, &context.cwd, Arc::clone(&buffer)) {
+            let spawned = match shell::spawn(
+                &command,
+                &context.cwd,
+                &context.sandbox,
+                Arc::clone(&buffer),
+            )
+            .await
+            {
                 Ok(spawned) => spawned,
                 Err(e) => {
                     return Ok(ToolOutput::error(format!("cannot start `{command}`: {e}")));
@@ -88,7 +103,13 @@ impl Tool for RunTerminalCmd {
                 } else {
                     output
                 }),
-                Ending::Exited(code) => ToolOutput::error(format!("exit code {code}\n{output}")),
+                Ending::Exited(code) => {
+                    let note = sandbox_denial_note(&context.sandbox, &command, code, &output);
+                    ToolOutput::error(format!(
+                        "exit code {code}\n{output}{}",
+                        note.unwrap_or_default()
+                    ))
+                }
                 Ending::Signalled => ToolOutput::error(format!("killed by a signal\n{output}")),
                 Ending::TimedOut(after) => ToolOutput::error(format!(
                     "timed out after {}s and was killed; for long commands use background: true\n{output}",

@@ -1,0 +1,135 @@
+//! The real `kigi` binary against the scripted model server over loopback, in a real git
+//! repository with its own `$KIGI_HOME`: what the print-mode and permission tests share.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use kigi_testkit::{ScriptSet, ScriptedServer, Step};
+use serde_json::Value;
+
+pub struct Env {
+    pub _tmp: tempfile::TempDir,
+    pub repo: PathBuf,
+    pub home: PathBuf,
+    pub runtime: tokio::runtime::Runtime,
+    pub server: Option<ScriptedServer>,
+}
+
+impl Env {
+    pub fn new(steps: Vec<Step>) -> Self {
+        Self::with_scripts(ScriptSet::single(steps))
+    }
+
+    pub fn with_scripts(scripts: ScriptSet) -> Self {
+        // Not under the system temp dir, which sandboxed commands may write.
+        let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let repo = tmp.path().join("repo");
+        let home = tmp.path().join("kigi-home");
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let server = runtime.block_on(ScriptedServer::start(scripts)).unwrap();
+        Self {
+            _tmp: tmp,
+            repo,
+            home,
+            runtime,
+            server: Some(server),
+        }
+    }
+
+    pub fn server(&self) -> &ScriptedServer {
+        self.server.as_ref().unwrap()
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.repo.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kigi"));
+        command
+            .args(args)
+            .current_dir(&self.repo)
+            .env("HOME", self._tmp.path())
+            .env("KIGI_HOME", &self.home)
+            .env("KIGI_BASE_URL", self.server().url())
+            .env("KIGI_MODEL", "scripted")
+            .env_remove("KIGI_API_KEY");
+        command
+    }
+
+    /// Starts kigi with `args`, its output piped, and returns at once.
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        self.command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Waits (at most 30 s) until kigi's first model request has reached the server.
+    pub fn wait_for_first_request(&self) {
+        let arrived = self.runtime.block_on(
+            self.server()
+                .wait_for(Duration::from_secs(30), |log| !log.is_empty()),
+        );
+        assert!(arrived, "kigi never sent its request");
+    }
+
+    pub fn kigi(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    pub fn session_events(&self, id: &str) -> Vec<Value> {
+        self.events_in(&self.home.join("sessions").join(id).join("wire.jsonl"))
+    }
+
+    /// The events of subagent `agent` (`sub-1`) of session `id`.
+    pub fn agent_events(&self, id: &str, agent: &str) -> Vec<Value> {
+        self.events_in(
+            &self
+                .home
+                .join("sessions")
+                .join(id)
+                .join("agents")
+                .join(agent)
+                .join("wire.jsonl"),
+        )
+    }
+
+    pub fn events_in(&self, wire: &std::path::Path) -> Vec<Value> {
+        let text = std::fs::read_to_string(wire).unwrap();
+        text.lines()
+            .map(|line| {
+                let record: Value = serde_json::from_str(line).unwrap();
+                assert_eq!(record["method"], "_kigi/session/update");
+                record["params"]["update"].clone()
+            })
+            .collect()
+    }
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn result_of(out: &Output) -> Value {
+    serde_json::from_str(stdout(out).trim()).unwrap_or_else(|e| panic!("{e}: {}", stdout(out)))
+}

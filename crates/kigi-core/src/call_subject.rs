@@ -1,0 +1,83 @@
+//! A call as permission rules see it: a shell command split into its parts with redirection
+//! targets resolved, a file tool's resolved path, a fetch's host, a spawn's subagent type.
+//! Paths are resolved (symlinks, `..`) before any rule judges them.
+
+use kigi_agent::ResolvedTool;
+use kigi_agent::permissions::{CallInput, CallSubject, ShellParts, reads_files};
+use kigi_protocol::ToolKind;
+use kigi_tools::ToolContext;
+use serde_json::Value;
+
+/// The subject of a call to `tool` with (canonical) `arguments`.
+pub fn call_subject<'a>(
+    tool: &'a ResolvedTool,
+    arguments: &Value,
+    context: &ToolContext,
+) -> CallSubject<'a> {
+    let text = |key: &str| arguments.get(key).and_then(Value::as_str);
+    let input = match tool.kind {
+        ToolKind::Execute => match text("command") {
+            Some(command) => {
+                let parts = ShellParts::of(command);
+                CallInput::Command {
+                    writes: parts.writes.iter().map(|p| context.resolve(p)).collect(),
+                    reads: parts.reads.iter().map(|p| context.resolve(p)).collect(),
+                    parts,
+                }
+            }
+            None => CallInput::Nothing,
+        },
+        kind if kind.writes_files() || reads_files(kind) => match text("path") {
+            Some(path) => CallInput::Path(context.resolve(path)),
+            // Search tools default to the working directory.
+            None if reads_files(kind) => CallInput::Path(context.resolve("")),
+            None => CallInput::Nothing,
+        },
+        ToolKind::Task => match text("subagent_type") {
+            Some(agent) => CallInput::Agent(agent.to_owned()),
+            None => CallInput::Nothing,
+        },
+        ToolKind::WebFetch => match text("url").and_then(url_host) {
+            Some(host) => CallInput::Host(host),
+            None => CallInput::Nothing,
+        },
+        _ => CallInput::Nothing,
+    };
+    CallSubject {
+        canonical: &tool.name,
+        kind: tool.kind,
+        input,
+    }
+}
+
+/// The host of an `http(s)` URL, lowercased, without port or credentials.
+fn url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit('@').next()?;
+    let host = if let Some(bracketed) = host_port.strip_prefix('[') {
+        bracketed.split(']').next()?
+    } else {
+        host_port.split(':').next()?
+    };
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_host_drops_scheme_credentials_port_and_path() {
+        assert_eq!(
+            url_host("https://Docs.Example.com:8443/a?b").as_deref(),
+            Some("docs.example.com")
+        );
+        assert_eq!(
+            url_host("http://user:pw@example.com/x").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(url_host("http://[::1]:80/").as_deref(), Some("::1"));
+        assert_eq!(url_host("example.com"), None);
+    }
+}

@@ -1,0 +1,71 @@
+//! The guard a session opens with: kigi's folders, and its permission rules gathered from
+//! every place rules are written (built in, `config.toml`, the project's
+//! `.kigi/settings.toml` as far as its trust allows, the front end's flags) and anchored at
+//! the session's working directory and project root.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use kigi_agent::ProjectLayout;
+use kigi_agent::permissions::{PathAnchors, PermissionRules, ProjectRules};
+use kigi_tools::sandbox::{SandboxMode, SandboxSupport};
+
+use super::host_error::HostError;
+use super::session_host::SessionHost;
+use crate::runtime_guard::RuntimeGuard;
+
+impl SessionHost {
+    /// Every rule a session in `cwd` runs under, with `flag_rules` last, and what was
+    /// ignored (a project's allow rules in a folder not trusted).
+    pub fn session_rules(
+        &self,
+        cwd: &Path,
+        flag_rules: &PermissionRules,
+    ) -> Result<(PermissionRules, Vec<String>), HostError> {
+        let layout = ProjectLayout::locate(cwd);
+        let trusted = self.discovery().trust.is_trusted(&layout.root);
+        let project = ProjectRules::load(&layout.root, trusted)?;
+        let mut rules = self.user_rules().clone();
+        rules.extend(project.rules);
+        rules.extend(flag_rules.clone());
+        Ok((rules, project.notices))
+    }
+
+    /// The guard of a session in `cwd`, and the notices to show when it starts.
+    pub(super) fn guard_for(
+        &self,
+        cwd: &Path,
+        flag_rules: &PermissionRules,
+        sandbox_mode: Option<SandboxMode>,
+    ) -> Result<(RuntimeGuard, Vec<String>), HostError> {
+        let (rules, mut notices) = self.session_rules(cwd, flag_rules)?;
+        let mut sandbox = self.sandbox_config().clone();
+        if let Some(mode) = sandbox_mode {
+            sandbox.mode = mode;
+        }
+        let sandbox_unavailable = match (sandbox.mode, self.sandbox_support()) {
+            (SandboxMode::DangerFullAccess, _) | (_, SandboxSupport::Enforced { .. }) => None,
+            (_, SandboxSupport::Unavailable { reason }) => {
+                notices.push(format!(
+                    "kigi cannot sandbox commands on this system ({reason}): they run unconfined, and every command asks for approval (refused where nobody can answer) unless [sandbox] mode = \"danger-full-access\""
+                ));
+                Some(reason.clone())
+            }
+        };
+        let layout = ProjectLayout::locate(cwd);
+        let paths = &self.discovery().paths;
+        let anchors = PathAnchors {
+            home: paths.user_home.clone(),
+            project_root: layout.root,
+            cwd: layout.cwd,
+        };
+        let guard = RuntimeGuard {
+            kigi_home: paths.kigi_home.clone(),
+            user_home: paths.user_home.clone(),
+            rules: Arc::new(rules.compile(&anchors)),
+            sandbox,
+            sandbox_unavailable,
+        };
+        Ok((guard, notices))
+    }
+}

@@ -1,0 +1,55 @@
+//! What a session's tool runtimes are guarded by, decided once when the host opens it and
+//! handed to the main agent and every child alike: kigi's own folder (never written without
+//! a person, its trust list never read), the user's home (credentials never read), and the
+//! permission rules anchored at the session's folders, and the sandbox its commands run in.
+//!
+//! The rule: a child gets its parent's guard unchanged; only its mode may be narrower and its
+//! writes confined to a worktree, never the other way round.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use kigi_agent::SandboxConfig;
+use kigi_agent::permissions::CompiledRules;
+use kigi_tools::sandbox::{SandboxMode, SandboxPolicy};
+
+/// The guard of one session tree.
+#[derive(Debug, Clone, Default)]
+pub struct RuntimeGuard {
+    /// `$KIGI_HOME`.
+    pub kigi_home: PathBuf,
+    /// `$HOME`, when known.
+    pub user_home: Option<PathBuf>,
+    /// Allow, ask and deny rules (built in, `config.toml`, the project's settings, flags).
+    pub rules: Arc<CompiledRules>,
+    /// `[sandbox]` (with `--sandbox` applied).
+    pub sandbox: SandboxConfig,
+    /// Why the kernel cannot confine commands here, when the mode asks for confinement and
+    /// it cannot: commands then run unconfined, and every one asks.
+    pub sandbox_unavailable: Option<String>,
+}
+
+impl RuntimeGuard {
+    /// The sandbox of an agent writing below `root` (its working directory, or a child's
+    /// worktree): that folder and the configured extra roots.
+    pub fn sandbox_policy(&self, root: &std::path::Path) -> SandboxPolicy {
+        if self.sandbox_unavailable.is_some() {
+            return SandboxPolicy::full_access();
+        }
+        let extra = self.sandbox.writable_roots.iter().map(|path| {
+            match (path.strip_prefix("~"), &self.user_home) {
+                (Ok(rest), Some(home)) => home.join(rest),
+                _ => path.clone(),
+            }
+        });
+        let policy = SandboxPolicy {
+            mode: self.sandbox.mode,
+            writable_roots: std::iter::once(root.to_path_buf()).chain(extra).collect(),
+            network: self.sandbox.network,
+        };
+        match policy.mode {
+            SandboxMode::DangerFullAccess => SandboxPolicy::full_access(),
+            _ => policy,
+        }
+    }
+}
