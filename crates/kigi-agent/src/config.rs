@@ -68,6 +68,8 @@ pub struct Config {
     pub permissions: PermissionsConfig,
     /// `[sandbox]`: how shell commands are confined.
     pub sandbox: SandboxConfig,
+    /// `[hooks]`: the user's commands at each hook event (Claude Code's shape).
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 impl Config {
@@ -119,6 +121,15 @@ impl Config {
         self.permissions
             .rules(&RuleSource::UserConfig(path.to_path_buf()))
             .map_err(|e| ConfigError::new(path, format!("{}: {}", e.list, e.error)))
+    }
+
+    /// `[hooks]` compiled; `path` (the file read) is their source and is named in errors.
+    pub fn hook_set(&self, path: &Path) -> Result<crate::hooks::HookSet, ConfigError> {
+        crate::hooks::HookSet::from_config(
+            &self.hooks,
+            &crate::hooks::HookSource::UserConfig(path.to_path_buf()),
+        )
+        .map_err(|e| ConfigError::new(path, e.to_string()))
     }
 
     /// Parses config text with no environment overrides, dropping the warnings; `path` is

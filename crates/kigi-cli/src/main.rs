@@ -1,9 +1,10 @@
 //! The `kigi` binary: flags and subcommands. Logic lives in the library crates; this crate
 //! parses arguments, calls them, and prints.
 
-#![allow(clippy::print_stdout, clippy::print_stderr)]
-
+#[macro_use]
+mod closed_pipe;
 mod commands;
+mod error_chain;
 mod logging;
 mod terminal_text;
 
@@ -14,7 +15,12 @@ use clap::{Parser, Subcommand};
 
 /// kigi: a terminal coding agent for multi-agent work.
 #[derive(Debug, Parser)]
-#[command(name = "kigi", version, about)]
+#[command(
+    name = "kigi",
+    version,
+    about = "kigi: a terminal coding agent that reads, edits and runs code in this folder, and hands focused work to subagents",
+    long_about = None
+)]
 struct Cli {
     /// The model: a `[models.<alias>]` name or, with a base URL, a model id (env KIGI_MODEL).
     #[arg(long, global = true)]
@@ -23,13 +29,14 @@ struct Cli {
     /// `[endpoints] api_base_url`). There is no default.
     #[arg(long, global = true)]
     base_url: Option<String>,
-    /// Run one headless turn with this prompt and print the answer.
-    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
-    print: Option<String>,
-    /// text (answer on stdout, progress on stderr), json (one object) or stream-json (one
-    /// event per line).
-    #[arg(long, value_enum, default_value = "text", global = true)]
-    output_format: commands::progress::OutputFormat,
+    /// Run one headless turn with this prompt and print the answer. Without PROMPT, or with
+    /// `-`, the prompt is read from stdin; text piped in with a PROMPT is appended to it.
+    #[arg(short = 'p', long = "print", value_name = "PROMPT", num_args = 0..=1)]
+    print: Option<Option<String>>,
+    /// With -p: text (answer on stdout, progress on stderr; the default), json (one object)
+    /// or stream-json (one event per line).
+    #[arg(long, value_enum)]
+    output_format: Option<commands::progress::OutputFormat>,
     /// The agent to run (default: kigi).
     #[arg(long, conflicts_with = "agent_file")]
     agent: Option<String>,
@@ -105,10 +112,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// A real session in this folder on the bundled scripted model (no API key needed).
+    /// A real session in this folder on the bundled scripted model (no API key needed). Its
+    /// answers are scripted: it takes the same steps whatever the prompt says.
     Demo {
-        /// The prompt (default: a short tour of this folder).
+        /// Sent as the user's message, but the scripted model ignores it.
         prompt: Option<String>,
+        /// text (the default), json or stream-json, as with -p.
+        #[arg(long, value_enum)]
+        output_format: Option<commands::progress::OutputFormat>,
     },
     /// Personas a subagent can take on, with their sources.
     Personas {
@@ -119,6 +130,11 @@ enum Command {
     Roles {
         #[command(subcommand)]
         command: OverlayCommand,
+    },
+    /// Print a shell completion script: `kigi completions bash > ~/.local/share/bash-completion/completions/kigi`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
     },
     /// Branches and worktrees of subagents that ran with `isolation: worktree`.
     #[command(subcommand)]
@@ -133,9 +149,12 @@ enum Command {
         #[command(subcommand)]
         command: Option<ModelsCommand>,
         /// Print JSON.
-        #[arg(long)]
+        #[arg(long, global = true)]
         json: bool,
     },
+    /// Hooks: the user's commands at each step of every agent (Claude Code compatible).
+    #[command(subcommand)]
+    Hooks(HooksCommand),
     /// The permission rules a session here runs under (built in, config.toml, this project's
     /// .kigi/settings.toml, --allowedTools/--disallowedTools), each with its source.
     Permissions {
@@ -165,9 +184,26 @@ enum Command {
 }
 
 #[derive(Debug, Subcommand)]
+enum HooksCommand {
+    /// Every hook a session here runs, with its event, matcher, command and source.
+    List {
+        /// The agent whose inline hooks to add (default: kigi).
+        #[arg(long)]
+        agent: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 enum WorktreeCommand {
     /// Every subagent branch, with the files it changed.
-    List,
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Apply a branch's changes to this working tree (conflicts are reported, nothing lost).
     Apply { branch: String },
     /// Remove a branch and its worktree.
@@ -177,17 +213,26 @@ enum WorktreeCommand {
 #[derive(Debug, Subcommand)]
 enum OverlayCommand {
     /// Every one visible here, with where it came from.
-    List,
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// One, resolved (instructions or prompt read now).
-    Show { name: String },
+    Show {
+        name: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 impl OverlayCommand {
-    /// The name to show, or `None` to list.
-    fn shown(&self) -> Option<&str> {
+    /// The name to show (`None` to list), and whether to print JSON.
+    fn shown(&self) -> (Option<&str>, bool) {
         match self {
-            Self::List => None,
-            Self::Show { name } => Some(name),
+            Self::List { json } => (None, *json),
+            Self::Show { name, json } => (Some(name), *json),
         }
     }
 }
@@ -196,6 +241,7 @@ impl OverlayCommand {
 enum SessionsCommand {
     /// Every session, newest first.
     List {
+        /// Print JSON.
         #[arg(long)]
         json: bool,
     },
@@ -205,6 +251,9 @@ enum SessionsCommand {
         /// A subagent id (`sub-1`): its transcript instead of the main agent's.
         #[arg(long)]
         agent: Option<String>,
+        /// Print the stored events as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -258,16 +307,24 @@ fn main() -> ExitCode {
         match kigi_agent::permissions::flag_rules(&cli.allowed_tools, &cli.disallowed_tools) {
             Ok(rules) => rules,
             Err(error) => {
-                eprintln!("kigi: {error}");
+                errln!("kigi: {error}");
                 return ExitCode::from(2);
             }
         };
     let command = match (cli.command, cli.print) {
         (Some(command), None) => command,
         (None, Some(prompt)) => {
+            let arg = commands::prompt_input::PromptArg::from_flag(prompt);
+            let prompt = match commands::prompt_input::resolve(arg) {
+                Ok(prompt) => prompt,
+                Err(error) => {
+                    errln!("kigi: {error}");
+                    return ExitCode::from(2);
+                }
+            };
             let args = commands::print::PrintArgs {
                 prompt,
-                format: cli.output_format,
+                format: cli.output_format.unwrap_or_default(),
                 agent: cli.agent,
                 agent_file: cli.agent_file,
                 permission_mode: cli.permission_mode,
@@ -282,25 +339,47 @@ fn main() -> ExitCode {
             return report(commands::print::run(args));
         }
         (Some(_), Some(_)) => {
-            eprintln!("kigi: -p runs a session; it cannot be combined with a subcommand");
+            errln!("kigi: -p runs a session; it cannot be combined with a subcommand");
             return ExitCode::from(2);
         }
         (None, None) => {
-            eprintln!(
+            errln!(
                 "kigi: the interactive terminal is not built yet; run one turn with `kigi -p \"PROMPT\"`, or try `kigi demo` (see `kigi --help`)"
             );
             return ExitCode::from(2);
         }
     };
+    if cli.output_format.is_some() && !matches!(command, Command::Demo { .. } | Command::Swarm(_)) {
+        errln!(
+            "kigi: --output-format applies to -p, demo and swarm; commands that print a list or a result take --json"
+        );
+        return ExitCode::from(2);
+    }
     let result = match command {
         Command::Config { json } => commands::config::show(&model_flags, json),
-        Command::Demo { prompt } => commands::demo::run(
-            prompt.as_deref().unwrap_or(commands::demo::DEMO_PROMPT),
-            cli.output_format,
+        Command::Demo {
+            prompt,
+            output_format,
+        } => commands::demo::run_command(
+            prompt.as_deref(),
+            output_format.or(cli.output_format).unwrap_or_default(),
         ),
-        Command::Personas { command } => commands::overlays::personas(command.shown()),
-        Command::Roles { command } => commands::overlays::roles(command.shown()),
-        Command::Worktree(WorktreeCommand::List) => commands::worktree::list(),
+        Command::Personas { command } => {
+            let (shown, json) = command.shown();
+            commands::overlays::personas(shown, json)
+        }
+        Command::Roles { command } => {
+            let (shown, json) = command.shown();
+            commands::overlays::roles(shown, json)
+        }
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command, "kigi", &mut script);
+            out!("{}", String::from_utf8_lossy(&script));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Worktree(WorktreeCommand::List { json }) => commands::worktree::list(json),
         Command::Worktree(WorktreeCommand::Apply { branch }) => commands::worktree::apply(&branch),
         Command::Worktree(WorktreeCommand::Discard { branch }) => {
             commands::worktree::discard(&branch)
@@ -314,8 +393,8 @@ fn main() -> ExitCode {
             cli.sandbox,
         ),
         Command::Sessions(SessionsCommand::List { json }) => commands::sessions::list(json),
-        Command::Sessions(SessionsCommand::Show { id, agent }) => {
-            commands::sessions::show(&id, agent.as_deref())
+        Command::Sessions(SessionsCommand::Show { id, agent, json }) => {
+            commands::sessions::show(&id, agent.as_deref(), json)
         }
         Command::Models {
             command: None,
@@ -323,8 +402,11 @@ fn main() -> ExitCode {
         } => commands::models::list(&model_flags, json),
         Command::Models {
             command: Some(ModelsCommand::Ping),
-            ..
-        } => commands::models::ping(&model_flags),
+            json,
+        } => commands::models::ping(&model_flags, json),
+        Command::Hooks(HooksCommand::List { agent, json }) => {
+            commands::hooks::list(agent.as_deref(), json)
+        }
         Command::Permissions { json } => commands::permissions::show(&flag_rules, json),
         Command::MockModel { script, port } => commands::models::mock_model(&script, port),
         Command::Agents(AgentsCommand::List { json }) => commands::agents::list(json),
@@ -347,8 +429,37 @@ fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("kigi: {err:#}");
+            errln!("kigi: {}", error_chain::render(&err));
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_swarm_flag_has_help_text() {
+        let command = Cli::command();
+        let swarm = command.find_subcommand("swarm").unwrap();
+        let silent: Vec<String> = swarm
+            .get_arguments()
+            .filter(|arg| arg.get_help().is_none())
+            .map(|arg| arg.get_id().to_string())
+            .collect();
+        assert_eq!(silent, Vec::<String>::new());
+    }
+
+    #[test]
+    fn output_format_is_offered_only_where_it_means_something() {
+        let command = Cli::command();
+        let offering: Vec<&str> = command
+            .get_subcommands()
+            .filter(|sub| sub.get_arguments().any(|a| a.get_id() == "output_format"))
+            .map(|sub| sub.get_name())
+            .collect();
+        assert_eq!(offering, ["demo", "swarm"]);
     }
 }

@@ -10,6 +10,7 @@ mod approval_summary;
 mod call_subject;
 mod completion;
 mod git_command;
+pub mod hooks;
 pub mod host;
 mod inbox;
 mod lock;

@@ -10,8 +10,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use kigi_agent::SandboxConfig;
+use kigi_agent::hooks::{HookSet, HookSource};
 use kigi_agent::permissions::CompiledRules;
 use kigi_tools::sandbox::{SandboxMode, SandboxPolicy};
+
+use crate::hooks::{HookIdentity, Hooks};
 
 /// The guard of one session tree.
 #[derive(Debug, Clone, Default)]
@@ -27,9 +30,40 @@ pub struct RuntimeGuard {
     /// Why the kernel cannot confine commands here, when the mode asks for confinement and
     /// it cannot: commands then run unconfined, and every one asks.
     pub sandbox_unavailable: Option<String>,
+    /// The session's hooks (`config.toml`'s and a trusted project's); an agent adds its own.
+    pub hooks: Arc<kigi_agent::hooks::HookSet>,
+    /// The project root (`KIGI_PROJECT_DIR` for hooks).
+    pub project_dir: PathBuf,
 }
 
 impl RuntimeGuard {
+    /// The hooks of an agent named `agent`: the session's, then its own inline `hooks:`
+    /// (`None` when there are none at all, so calls pay nothing). A warning when its inline
+    /// hooks cannot be used.
+    pub fn agent_hooks(
+        &self,
+        agent: &str,
+        inline: Option<&serde_json::Value>,
+        identity: HookIdentity,
+    ) -> (Option<Hooks>, Option<String>) {
+        let mut set = (*self.hooks).clone();
+        let mut warning = None;
+        if let Some(value) = inline {
+            match HookSet::from_json(value, &HookSource::Agent(agent.to_owned())) {
+                Ok(own) => set.extend(own),
+                Err(error) => {
+                    warning = Some(format!(
+                        "agent {agent}: its inline hooks are not used: {error}"
+                    ))
+                }
+            }
+        }
+        (
+            (!set.is_empty()).then(|| Hooks::new(set, identity)),
+            warning,
+        )
+    }
+
     /// The sandbox of an agent writing below `root` (its working directory, or a child's
     /// worktree): that folder and the configured extra roots.
     pub fn sandbox_policy(&self, root: &std::path::Path) -> SandboxPolicy {

@@ -26,6 +26,8 @@ use crate::token_budget::TokenBudget;
 use crate::tool_runtime::ToolRuntime;
 use crate::transcript::{messages_from, push_result};
 
+mod session_hooks;
+
 /// Model requests per user turn when the definition sets no `maxTurns`.
 pub const DEFAULT_MAX_TURNS: u32 = 100;
 
@@ -101,6 +103,9 @@ pub enum TurnError {
     },
     #[error("cannot write the session file: {0}")]
     Store(#[from] StoreError),
+    /// A hook blocked the prompt, or said `continue: false`.
+    #[error("hook.blocked: {0}")]
+    HookBlocked(String),
 }
 
 impl TurnError {
@@ -120,6 +125,7 @@ impl TurnError {
             Self::Cancelled => ErrorCode::TurnCancelled,
             Self::TokenBudget { .. } => ErrorCode::BudgetTokens,
             Self::Store(_) => ErrorCode::SessionStore,
+            Self::HookBlocked(_) => ErrorCode::HookBlocked,
         }
     }
 }
@@ -264,17 +270,31 @@ impl Session {
         prompt: &str,
         cancel: &CancellationToken,
     ) -> Result<TurnSummary, TurnError> {
-        self.emit(SessionEvent::UserMessage {
-            text: prompt.to_owned(),
-        })?;
-        self.messages.push(Message::user(prompt));
-        let mut tracker = CompletionTracker::new(self.setup.completion.clone());
         let mut summary = TurnSummary {
             text: String::new(),
             steps: 0,
             tool_calls: 0,
             usage: Usage::default(),
         };
+        // Runs of hooks fired before this turn (a child's SubagentStart) join the transcript.
+        self.flush_hook_runs()?;
+        // A blocked prompt never reaches the model, nor the conversation a resume rebuilds.
+        let context = match self.prompt_hooks(prompt, cancel).await? {
+            Ok(context) => context,
+            Err(reason) => {
+                let error = TurnError::HookBlocked(format!(
+                    "a UserPromptSubmit hook blocked the prompt: {reason}"
+                ));
+                return Err(self.fail(error, &summary));
+            }
+        };
+        self.emit(SessionEvent::UserMessage {
+            text: prompt.to_owned(),
+        })?;
+        self.messages.push(Message::user(prompt));
+        self.add_prompt_context(&context)?;
+        let mut tracker = CompletionTracker::new(self.setup.completion.clone());
+        let mut stop_continuations = 0;
         loop {
             if summary.steps >= self.setup.max_turns {
                 return Err(self.fail(TurnError::MaxTurns(summary.steps), &summary));
@@ -325,6 +345,10 @@ impl Session {
             if response.tool_calls.is_empty() {
                 match tracker.check() {
                     CompletionCheck::Done => {
+                        if self.stop_hooks(stop_continuations, cancel).await?.is_some() {
+                            stop_continuations += 1;
+                            continue;
+                        }
                         summary.text = response.text;
                         self.emit(SessionEvent::TurnEnd {
                             reason: TurnEndReason::Completed,
@@ -368,6 +392,7 @@ impl Session {
                 })?;
             }
             let outcomes = self.setup.runtime.run(&response.tool_calls, cancel).await;
+            self.flush_hook_runs()?;
             for outcome in outcomes {
                 if outcome.status == ToolStatus::Completed
                     && let Some(canonical) = &outcome.canonical
@@ -391,6 +416,10 @@ impl Session {
             }
             if cancel.is_cancelled() {
                 return Err(self.fail(TurnError::Cancelled, &summary));
+            }
+            if let Some(reason) = self.setup.runtime.hooks().and_then(|h| h.take_stop()) {
+                let error = TurnError::HookBlocked(format!("a hook stopped the turn: {reason}"));
+                return Err(self.fail(error, &summary));
             }
         }
     }

@@ -13,11 +13,10 @@
 
 use std::sync::Arc;
 
+use kigi_agent::hooks::HookEvent;
 use kigi_agent::{PermissionMode, ResolvedTool};
 use kigi_model::ToolSchema;
-use kigi_protocol::{
-    CanonicalToolMeta, TOOL_META_VERSION, ToolCall, ToolKind, ToolNamespace, ToolStatus,
-};
+use kigi_protocol::{CanonicalToolMeta, TOOL_META_VERSION, ToolCall, ToolNamespace, ToolStatus};
 use kigi_tools::{
     AliasResolution, MODEL_OUTPUT_CHARS, Tool, ToolCatalog, ToolContext, ToolError, ToolRegistry,
     canonical_arguments, clamp_head_tail, rename_schema, resolve_tool_name,
@@ -28,9 +27,12 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::{ApprovalRequest, ApprovalVerdict, Approver};
 use crate::approval_summary::{approval_scope, approval_summary};
 use crate::call_subject::call_subject;
+use crate::hooks::{HookVerdict, Hooks, PermissionDecision};
 use crate::permission::{Approval, decide_call};
-use crate::protected_paths::protected_reason;
 use crate::runtime_guard::RuntimeGuard;
+
+mod call_guards;
+mod tool_hooks;
 
 /// How one call ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +64,8 @@ pub struct ToolRuntime {
     kigi_home: Option<std::path::PathBuf>,
     /// The session's guard: rules and sandbox.
     guard: RuntimeGuard,
+    /// The agent's hooks (PreToolUse, PostToolUse, Notification).
+    hooks: Option<Hooks>,
 }
 
 /// A call that passed the checks.
@@ -107,6 +111,7 @@ impl ToolRuntime {
             approver: None,
             kigi_home: None,
             guard: RuntimeGuard::default(),
+            hooks: None,
         }
     }
 
@@ -125,6 +130,21 @@ impl ToolRuntime {
         self.kigi_home = Some(kigi_home);
         self.guard = guard.clone();
         self.context.sandbox = guard.sandbox_policy(&self.context.cwd);
+    }
+
+    /// Runs `hooks` around this agent's calls.
+    pub fn set_hooks(&mut self, hooks: Hooks) {
+        self.hooks = Some(hooks);
+    }
+
+    /// The agent's hooks, when it has any.
+    pub fn hooks(&self) -> Option<&Hooks> {
+        self.hooks.as_ref()
+    }
+
+    /// The session's guard.
+    pub fn runtime_guard(&self) -> &RuntimeGuard {
+        &self.guard
     }
 
     /// Asks `approver` about calls the mode does not allow outright.
@@ -232,20 +252,28 @@ impl ToolRuntime {
     pub async fn run(&self, calls: &[ToolCall], cancel: &CancellationToken) -> Vec<CallOutcome> {
         let mut outcomes: Vec<Option<CallOutcome>> = vec![None; calls.len()];
         let mut batch: Vec<Ready> = Vec::new();
-        // Every check (and every ask) first, so all asks of the response are out at once.
+        // PreToolUse hooks first (they may rewrite a call), then every check (and every ask),
+        // so all asks of the response are out at once.
+        let mut pre = Vec::with_capacity(calls.len());
+        for call in calls {
+            pre.push(self.pre_tool_use(call, cancel).await);
+        }
         let checked: Vec<_> = calls
             .iter()
-            .map(|call| {
-                self.check(call)
+            .zip(&pre)
+            .map(|(call, pre)| {
+                self.check(call, pre)
                     .and_then(|checked| self.ask(call, checked, cancel))
             })
             .collect();
+        let mut inputs: Vec<Option<Value>> = vec![None; calls.len()];
         for (index, (call, checked)) in calls.iter().zip(checked).enumerate() {
             match checked {
                 Err((status, message)) => {
                     outcomes[index] = Some(self.outcome(call, status, message))
                 }
                 Ok(ready) => {
+                    inputs[index] = Some(ready.arguments.clone());
                     // Read-only calls and delegations (children run side by side) batch up.
                     let spec = ready.tool.spec();
                     let read_only = spec.read_only || spec.kind.delegates();
@@ -262,7 +290,7 @@ impl ToolRuntime {
             }
         }
         self.run_batch(batch, calls, cancel, &mut outcomes).await;
-        outcomes
+        let mut outcomes: Vec<CallOutcome> = outcomes
             .into_iter()
             .zip(calls)
             .map(|(outcome, call)| {
@@ -274,7 +302,9 @@ impl ToolRuntime {
                     )
                 })
             })
-            .collect()
+            .collect();
+        self.post_tool_use(&mut outcomes, &inputs, cancel).await;
+        outcomes
     }
 
     /// Starts the ask a checked call needs (so every ask of a response is out at once), or
@@ -289,6 +319,14 @@ impl ToolRuntime {
             (None, _) => None,
             (Some(refusal), None) => return Err((ToolStatus::Refused, refusal)),
             (Some(refusal), Some(approver)) => {
+                if let Some(hooks) = &self.hooks {
+                    let mut fields = Map::new();
+                    fields.insert(
+                        "message".into(),
+                        Value::String(format!("kigi needs your approval to run `{}`", call.name)),
+                    );
+                    hooks.run_detached(HookEvent::Notification, fields, self.mode);
+                }
                 let request = ApprovalRequest {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
@@ -311,8 +349,8 @@ impl ToolRuntime {
         })
     }
 
-    /// Everything that must hold before a call runs.
-    fn check(&self, call: &ToolCall) -> Result<Checked, (ToolStatus, String)> {
+    /// Everything that must hold before a call runs, with what its PreToolUse hooks said.
+    fn check(&self, call: &ToolCall, pre: &HookVerdict) -> Result<Checked, (ToolStatus, String)> {
         let refuse = |message: String| (ToolStatus::Refused, message);
         if self.depth > 0 && delegates(&call.name) {
             return Err(refuse(format!(
@@ -351,15 +389,49 @@ impl ToolRuntime {
                 call.name
             )));
         }
-        let arguments = canonical_arguments(arguments, &tool.param_names);
+        let mut arguments = canonical_arguments(arguments, &tool.param_names);
+        if let Some(updated) = &pre.updated_input {
+            arguments = canonical_arguments(
+                crate::hooks::from_hook_input(updated.clone()),
+                &tool.param_names,
+            );
+        }
+        if let Some(reason) = &pre.block {
+            return Err(refuse(format!(
+                "`{}` was not run: a PreToolUse hook blocked it: {reason}",
+                call.name
+            )));
+        }
+        if let Some((PermissionDecision::Deny, reason)) = &pre.permission {
+            return Err(refuse(format!(
+                "`{}` was not run: a PreToolUse hook denied it: {reason}",
+                call.name
+            )));
+        }
         let verdict = self
             .guard
             .rules
             .evaluate(&call_subject(tool, &arguments, &self.context));
-        let ask = match decide_call(self.mode, &call.name, tool.kind, tool.read_only, verdict) {
-            Approval::Allow => self.unsandboxed_ask(&call.name, tool.kind),
-            Approval::Refuse(reason) => return Err(refuse(reason)),
-            Approval::Ask { refusal } => Some(refusal),
+        let approval = decide_call(self.mode, &call.name, tool.kind, tool.read_only, verdict);
+        let ask = match (approval, &pre.permission) {
+            (Approval::Refuse(reason), _) => return Err(refuse(reason)),
+            // A hook's `allow` answers what would have asked; never a refusal.
+            (Approval::Ask { .. }, Some((PermissionDecision::Allow, _))) => None,
+            (_, Some((PermissionDecision::Ask, reason)))
+                if matches!(self.mode, PermissionMode::DontAsk | PermissionMode::Plan) =>
+            {
+                return Err(refuse(format!(
+                    "`{}` was not run: a PreToolUse hook asks for approval ({reason}), and permission mode {} never asks",
+                    call.name,
+                    self.mode.spelling()
+                )));
+            }
+            (_, Some((PermissionDecision::Ask, reason))) => Some(format!(
+                "`{}` was not run: a PreToolUse hook asks for a person's approval ({reason}), and nobody can approve in this session",
+                call.name
+            )),
+            (Approval::Allow, _) => self.unsandboxed_ask(&call.name, tool.kind),
+            (Approval::Ask { refusal }, _) => Some(refusal),
         };
         // A write to kigi's instruction files or outside the workspace is never allowed
         // automatically, whatever the mode: a person says yes, or it is refused.
@@ -378,50 +450,6 @@ impl ToolRuntime {
             arguments,
             canonical: tool.name.clone(),
             ask,
-        })
-    }
-
-    /// Why a file write needs a person (the refusal when nobody can be asked), judged on the
-    /// resolved path: kigi's own instruction files (whatever the rules say), and anything
-    /// outside the workspace that no `Edit` allow rule covers.
-    fn write_guard(&self, name: &str, kind: ToolKind, arguments: &Value) -> Option<String> {
-        if !kind.writes_files() {
-            return None;
-        }
-        let path = arguments.get("path").and_then(Value::as_str)?;
-        let resolved = self.context.resolve(path);
-        let shown = self.context.display(&resolved);
-        if let Some(what) = protected_reason(&resolved, self.kigi_home.as_deref()) {
-            return Some(format!(
-                "`{name}` was not run: {shown} is {what}, which kigi reads for its instructions; writing it needs a person's approval, never an automatic one (run kigi interactively, or edit it yourself)"
-            ));
-        }
-        // A child confined to its worktree is refused outright by the tool, never asked.
-        if let Some(root) = &self.context.write_root
-            && !resolved.starts_with(self.context.resolve(&root.to_string_lossy()))
-        {
-            return None;
-        }
-        let workspace = self.context.resolve("");
-        if !resolved.starts_with(&workspace) && !self.guard.rules.allows_edit_of(&resolved) {
-            return Some(format!(
-                "`{name}` was not run: {shown} is outside the workspace ({}); writing there needs a person's approval",
-                workspace.display()
-            ));
-        }
-        None
-    }
-
-    /// Where the kernel cannot sandbox, a command an allow rule permits still asks in the
-    /// modes that ask about commands: nothing runs unconfined without a person.
-    fn unsandboxed_ask(&self, name: &str, kind: ToolKind) -> Option<String> {
-        let reason = self.guard.sandbox_unavailable.as_deref()?;
-        (kind.executes()
-            && matches!(self.mode, PermissionMode::Default | PermissionMode::AcceptEdits))
-        .then(|| {
-            format!(
-                "`{name}` was not run: kigi cannot sandbox commands on this system ({reason}), so every command needs a person's approval, and nobody can approve in this session (or set [sandbox] mode = \"danger-full-access\" to run commands unconfined)"
-            )
         })
     }
 

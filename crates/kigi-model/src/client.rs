@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::api_key::ApiKey;
 use crate::base_url::check_base_url;
 use crate::endpoint::{ModelEndpoint, Provider};
-use crate::error::ModelError;
+use crate::error::{ModelError, SentKey};
 use crate::redaction::{Redactor, strip_userinfo};
 use crate::request::ModelRequest;
 use crate::response::ModelResponse;
@@ -40,6 +40,8 @@ pub(crate) struct PreparedCall {
     pub body: Bytes,
     pub provider: Provider,
     pub dialect: crate::endpoint::Dialect,
+    /// Which key the request carries, for the message of a refused one.
+    pub sent_key: SentKey,
 }
 
 impl ModelClient {
@@ -159,6 +161,12 @@ impl ModelClient {
             body: Bytes::from(body.to_string()),
             provider: endpoint.provider,
             dialect: endpoint.dialect,
+            sent_key: match &endpoint.api_key {
+                None => SentKey::None,
+                Some(key) => key
+                    .variable()
+                    .map_or(SentKey::Unnamed, |v| SentKey::Variable(v.to_owned())),
+            },
         }
     }
 }

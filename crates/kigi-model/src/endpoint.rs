@@ -31,6 +31,15 @@ impl Provider {
         }
     }
 
+    /// The name `config.toml` spells it with.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OpenaiChat => "openai-chat",
+            Self::Anthropic => "anthropic",
+            Self::OpenaiResponses => "openai-responses",
+        }
+    }
+
     /// The path below the base URL.
     pub fn path(self) -> &'static str {
         match self {

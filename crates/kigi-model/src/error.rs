@@ -39,6 +39,27 @@ pub enum ModelError {
         retry_after: Option<Duration>,
         class: ErrorClass,
     },
+    /// HTTP 401: the server refused the credentials. The message says which key was sent
+    /// (by the variable it came from, never its value) or that none was.
+    #[error("the model at {url} refused the request (HTTP {status}: {provider_message}); {}", key.advice())]
+    Unauthorized {
+        url: String,
+        status: u16,
+        provider_message: String,
+        key: SentKey,
+    },
+    /// A streaming request answered with a JSON body (`Content-Type: application/json`)
+    /// that is neither a whole answer of the provider's wire nor an error object. Not
+    /// retried: the server would answer the same way again.
+    #[error(
+        "the model at {url} answered a streaming request with a JSON body instead of an event stream, and it is not a {wire} answer: {detail}"
+    )]
+    UnreadableJsonAnswer {
+        url: String,
+        /// The wire that was expected, as the provider is configured (`openai-chat`, …).
+        wire: &'static str,
+        detail: String,
+    },
     /// The provider reported an error inside the stream.
     #[error("the model stream reported an error: {provider_message}")]
     StreamError {
@@ -80,6 +101,28 @@ pub enum ModelError {
     Cancelled,
 }
 
+/// Which API key a refused request carried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SentKey {
+    /// No key was sent.
+    None,
+    /// A key given in code, not read from the environment.
+    Unnamed,
+    /// A key read from this environment variable.
+    Variable(String),
+}
+
+impl SentKey {
+    /// What to do about a refused request.
+    fn advice(&self) -> String {
+        match self {
+            Self::None => "no API key was sent: set KIGI_API_KEY, or api_key_env in [models.<alias>] (or [endpoints]) to the variable that holds it".into(),
+            Self::Unnamed => "check the API key".into(),
+            Self::Variable(variable) => format!("check the API key in ${variable}"),
+        }
+    }
+}
+
 impl ModelError {
     /// The typed classification every retry decision is made from.
     pub fn class(&self) -> ErrorClass {
@@ -91,6 +134,8 @@ impl ModelError {
             | Self::IdleTimeout { .. } => ErrorClass::Retryable,
             Self::RequestTimeout { .. }
             | Self::ResponseTooLarge { .. }
+            | Self::Unauthorized { .. }
+            | Self::UnreadableJsonAnswer { .. }
             | Self::InvalidBaseUrl { .. } => ErrorClass::Fatal,
             Self::Cancelled => ErrorClass::Cancelled,
         }

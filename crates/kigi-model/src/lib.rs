@@ -15,6 +15,7 @@ mod dialect;
 mod endpoint;
 mod error;
 mod event;
+mod json_answer;
 mod model_choice;
 mod model_config;
 mod openai_chat;
@@ -32,7 +33,7 @@ pub use api_key::ApiKey;
 pub use base_url::{BaseUrlFault, check_base_url};
 pub use client::ModelClient;
 pub use endpoint::{Dialect, ModelEndpoint, Provider};
-pub use error::{ErrorClass, ModelError, classify_status};
+pub use error::{ErrorClass, ModelError, SentKey, classify_status};
 pub use event::{FinishReason, ModelEvent, Usage};
 pub use model_choice::ModelInput;
 pub use model_config::{

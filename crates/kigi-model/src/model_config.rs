@@ -242,14 +242,15 @@ impl ModelsConfig {
         settings: &ModelSettings,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<ApiKey>, ModelConfigError> {
-        let read = |var: &Option<String>| {
-            var.as_deref()
-                .and_then(env)
+        let read = |var: Option<&str>| {
+            let var = var?;
+            env(var)
                 .filter(|k| !k.trim().is_empty())
+                .map(|key| ApiKey::from_variable(key.trim(), var))
         };
-        let key = read(&settings.api_key_env)
-            .or_else(|| read(&Some("KIGI_API_KEY".to_owned())))
-            .or_else(|| read(&self.endpoints.api_key_env));
+        let key = read(settings.api_key_env.as_deref())
+            .or_else(|| read(Some("KIGI_API_KEY")))
+            .or_else(|| read(self.endpoints.api_key_env.as_deref()));
         match (
             key,
             settings
@@ -257,7 +258,7 @@ impl ModelsConfig {
                 .as_ref()
                 .or(self.endpoints.api_key_env.as_ref()),
         ) {
-            (Some(key), _) => Ok(Some(ApiKey::new(key.trim()))),
+            (Some(key), _) => Ok(Some(key)),
             (None, Some(variable)) => Err(ModelConfigError::MissingApiKey {
                 alias: alias.to_owned(),
                 variable: variable.clone(),
@@ -376,6 +377,21 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn several_aliases_and_only_a_base_url_still_ask_for_a_model_not_an_endpoint() {
+        let config = config("[models.fast]\nmodel = \"f\"\n[models.slow]\nmodel = \"s\"\n");
+        let flags = ModelFlags {
+            model: None,
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+        };
+        let text = config
+            .resolve(&flags, &env_of(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("set default_model or pass --model"), "{text}");
+        assert!(!text.contains("endpoint"), "{text}");
+    }
+
+    #[test]
     fn nothing_configured_names_the_flag_and_the_config_key() {
         let err = ModelsConfig::default()
             .resolve(&ModelFlags::default(), &env_of(&[]))
@@ -415,6 +431,10 @@ temperature = 0.6
             "https://api.moonshot.ai/v1/chat/completions"
         );
         assert_eq!(endpoint.api_key, Some(ApiKey::new("sk-1")));
+        assert_eq!(
+            endpoint.api_key.as_ref().and_then(ApiKey::variable),
+            Some("MOONSHOT_API_KEY")
+        );
         assert_eq!(endpoint.request_params["temperature"], 0.6);
     }
 

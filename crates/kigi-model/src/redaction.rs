@@ -81,6 +81,24 @@ impl Redactor {
                 provider_message: t(provider_message),
                 class,
             },
+            ModelError::Unauthorized {
+                url,
+                status,
+                provider_message,
+                key,
+            } => ModelError::Unauthorized {
+                url: t(url),
+                status,
+                provider_message: t(provider_message),
+                key,
+            },
+            ModelError::UnreadableJsonAnswer { url, wire, detail } => {
+                ModelError::UnreadableJsonAnswer {
+                    url: t(url),
+                    wire,
+                    detail: t(detail),
+                }
+            }
             ModelError::IncompleteStream { url } => ModelError::IncompleteStream { url: t(url) },
             ModelError::Malformed { url, detail } => ModelError::Malformed {
                 url: t(url),

@@ -2,8 +2,8 @@
 //! draw, decide whether to try again and after how long. The stream drives it; tests call it
 //! directly.
 //!
-//! The rule: every wait has a ceiling. A server asking for a longer wait than
-//! `max_retry_after` is not waited for: the error goes back to the caller (with its
+//! The rule: every wait has a ceiling. A server asking (on any retried status) for a longer
+//! wait than `max_retry_after` is not waited for: the error goes back to the caller (with its
 //! `rate_limited` flag) so a scheduler can decide.
 
 use std::time::Duration;
@@ -72,19 +72,20 @@ pub struct RetryCounts {
 
 impl RetryPolicy {
     /// Decides on `error`. `jitter` is a draw from `[0, 1)`.
+    /// A server's `Retry-After` is honoured on every retried status (a 503 as much as a 429):
+    /// the wait it asks for replaces the backoff, up to `max_retry_after`.
     pub fn decide(&self, error: &ModelError, spent: RetryCounts, jitter: f64) -> RetryDecision {
-        match error.class() {
-            ErrorClass::Retryable if spent.failures < self.max_retries => {
-                RetryDecision::RetryAfter(self.backoff(spent.failures, jitter))
-            }
+        let retry = match error.class() {
+            ErrorClass::Retryable if spent.failures < self.max_retries => spent.failures,
             ErrorClass::RateLimited if spent.rate_limits < self.max_rate_limit_retries => {
-                match error.retry_after() {
-                    Some(wait) if wait > self.max_retry_after => RetryDecision::GiveUp,
-                    Some(wait) => RetryDecision::RetryAfter(wait),
-                    None => RetryDecision::RetryAfter(self.backoff(spent.rate_limits, jitter)),
-                }
+                spent.rate_limits
             }
-            _ => RetryDecision::GiveUp,
+            _ => return RetryDecision::GiveUp,
+        };
+        match error.retry_after() {
+            Some(wait) if wait > self.max_retry_after => RetryDecision::GiveUp,
+            Some(wait) => RetryDecision::RetryAfter(wait),
+            None => RetryDecision::RetryAfter(self.backoff(retry, jitter)),
         }
     }
 
@@ -152,6 +153,28 @@ mod tests {
         );
         assert_eq!(
             policy.decide(&status(429, Some(3600)), none, 0.5),
+            RetryDecision::GiveUp
+        );
+    }
+
+    #[test]
+    fn a_retried_server_error_waits_what_retry_after_asks() {
+        let policy = RetryPolicy::default();
+        let none = RetryCounts::default();
+        assert_eq!(
+            policy.decide(&status(503, Some(1)), none, 0.5),
+            RetryDecision::RetryAfter(Duration::from_secs(1))
+        );
+        assert_eq!(
+            policy.decide(&status(503, Some(3600)), none, 0.5),
+            RetryDecision::GiveUp
+        );
+        let spent = RetryCounts {
+            failures: 4,
+            rate_limits: 0,
+        };
+        assert_eq!(
+            policy.decide(&status(503, Some(1)), spent, 0.5),
             RetryDecision::GiveUp
         );
     }

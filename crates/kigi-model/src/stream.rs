@@ -27,6 +27,7 @@ use crate::decoder::{DecodeFault, StreamDecoder, error_object};
 use crate::endpoint::Provider;
 use crate::error::{ModelError, classify_status};
 use crate::event::ModelEvent;
+use crate::json_answer::{JsonAnswerFault, decode_json_answer};
 use crate::openai_chat::ChatDecoder;
 use crate::responses::ResponsesDecoder;
 use crate::retry::{RetryCounts, RetryDecision, RetryPolicy};
@@ -81,6 +82,9 @@ struct Body {
     decoder: Box<dyn StreamDecoder>,
     /// Body bytes received so far, against `max_response_bytes`.
     received: u64,
+    /// A JSON body (not an event stream) answering the streaming request: gathered whole,
+    /// then read as one answer.
+    json: Option<Vec<u8>>,
 }
 
 impl ModelStream {
@@ -149,8 +153,14 @@ impl ModelStream {
                     Err(error) => Err(error),
                 },
                 State::Streaming(body) => {
-                    let url = &self.call.shown_url;
-                    Self::read(body, url, &self.policy, &self.cancel, &mut self.pending).await
+                    Self::read(
+                        body,
+                        &self.call,
+                        &self.policy,
+                        &self.cancel,
+                        &mut self.pending,
+                    )
+                    .await
                 }
             };
             match step {
@@ -195,22 +205,25 @@ impl ModelStream {
             Provider::Anthropic => Box::new(AnthropicDecoder::default()),
             Provider::OpenaiResponses => Box::new(ResponsesDecoder::default()),
         };
+        let json = is_json(response.headers()).then(Vec::new);
         Ok(Body {
             response,
             parser: SseParser::new(),
             decoder,
             received: 0,
+            json,
         })
     }
 
     /// Reads one chunk. `Ok(true)`: the answer is complete.
     async fn read(
         body: &mut Body,
-        url: &str,
+        call: &PreparedCall,
         policy: &RetryPolicy,
         cancel: &CancellationToken,
         pending: &mut VecDeque<ModelEvent>,
     ) -> Result<bool, ModelError> {
+        let url = call.shown_url.as_str();
         let chunk = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(ModelError::Cancelled),
@@ -234,12 +247,30 @@ impl ModelStream {
                         limit: policy.max_response_bytes,
                     });
                 }
+                if let Some(json) = &mut body.json {
+                    json.extend_from_slice(&bytes);
+                    return Ok(false);
+                }
                 for event in body.parser.push(&bytes) {
                     body.decoder
                         .decode(&event, &mut out)
                         .map_err(|fault| fault_error(url, fault))?;
                 }
                 body.decoder.is_complete()
+            }
+            Ok(Ok(None)) if body.json.is_some() => {
+                let json = body.json.take().unwrap_or_default();
+                out = decode_json_answer(call.provider, call.dialect, &json).map_err(|fault| {
+                    match fault {
+                        JsonAnswerFault::Provider(fault) => fault_error(url, fault),
+                        JsonAnswerFault::Unreadable(detail) => ModelError::UnreadableJsonAnswer {
+                            url: url.to_owned(),
+                            wire: call.provider.name(),
+                            detail,
+                        },
+                    }
+                })?;
+                true
             }
             Ok(Ok(None)) => {
                 body.parser.finish();
@@ -298,14 +329,19 @@ impl ModelStream {
             body = tokio::time::timeout(self.policy.idle_timeout, error_body(response)) => body,
         };
         let text = body.unwrap_or_default();
-        let parsed = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|value| error_object(&value));
-        let (code, provider_message) = match parsed {
-            Some((code, message)) => (code, message),
+        let (code, provider_message) = match error_of_body(&text) {
+            Some((code, message)) => (code, message.chars().take(MAX_ERROR_BODY).collect()),
             None if text.trim().is_empty() => (None, format!("HTTP {status}")),
             None => (None, text.chars().take(MAX_ERROR_BODY).collect()),
         };
+        if status == 401 {
+            return ModelError::Unauthorized {
+                url: url.to_owned(),
+                status,
+                provider_message,
+                key: self.call.sent_key.clone(),
+            };
+        }
         ModelError::Status {
             url: url.to_owned(),
             status,
@@ -315,6 +351,38 @@ impl ModelStream {
             retry_after,
         }
     }
+}
+
+/// Whether a successful answer says it is JSON rather than an event stream.
+fn is_json(headers: &reqwest::header::HeaderMap) -> bool {
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .is_some_and(|v| v == "application/json" || v.ends_with("+json"))
+}
+
+/// The code and message of an error body: a JSON error object, or one sent as Server-Sent
+/// Events (`data: {"error": …}`, as some proxies do even on an error status). `None` when the
+/// body is neither.
+fn error_of_body(text: &str) -> Option<(Option<String>, String)> {
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+        return error_object(&value);
+    }
+    let mut parser = SseParser::new();
+    let mut events = parser.push(text.as_bytes());
+    events.extend(parser.push(b"\n\n"));
+    events.iter().find_map(|event| {
+        match serde_json::from_str::<serde_json::Value>(&event.data) {
+            Ok(value) => error_object(&value),
+            // `event: error` with a plain-text message.
+            Err(_) if event.event.as_deref() == Some("error") => {
+                Some((None, event.data.trim().to_owned()))
+            }
+            Err(_) => None,
+        }
+    })
 }
 
 /// The first [`MAX_ERROR_READ`] bytes of an error body, as text; a body that breaks off

@@ -300,7 +300,7 @@ async fn a_provider_error_echoing_the_key_and_url_userinfo_are_redacted() {
     assert_eq!(
         error.to_string(),
         format!(
-            "Incorrect API key provided: [redacted]. You can find your key at ... (HTTP 401 from {shown_url})"
+            "the model at {shown_url} refused the request (HTTP 401: Incorrect API key provided: [redacted]. You can find your key at ...); check the API key"
         )
     );
     for text in [

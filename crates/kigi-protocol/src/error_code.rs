@@ -34,13 +34,15 @@ pub enum ErrorCode {
     TaskTimeout,
     /// A subagent ended with an empty final message.
     TaskEmptyAgentReceipt,
+    /// A user's hook stopped the turn (a blocked prompt, `continue: false`).
+    HookBlocked,
     /// A code this version does not know, kept as written.
     Other(String),
 }
 
 impl ErrorCode {
     /// Every known code with its text.
-    const KNOWN: [(ErrorCode, &'static str); 12] = [
+    const KNOWN: [(ErrorCode, &'static str); 13] = [
         (Self::ModelRateLimited, "model.rate_limited"),
         (Self::ModelContextLength, "model.context_length"),
         (Self::ModelUnavailable, "model.unavailable"),
@@ -56,6 +58,7 @@ impl ErrorCode {
         (Self::SessionStore, "session.store"),
         (Self::TaskTimeout, "task.timeout"),
         (Self::TaskEmptyAgentReceipt, "task.empty_agent_receipt"),
+        (Self::HookBlocked, "hook.blocked"),
     ];
 
     /// The code's text.

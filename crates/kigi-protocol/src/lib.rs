@@ -16,7 +16,9 @@ pub use error_code::ErrorCode;
 pub use host_command::{ApprovalAnswer, HostCommand};
 pub use host_event::{ApprovalDecision, HostEvent, HostEventBody, HostNotice, MAIN_AGENT_ID};
 pub use message::{ContentPart, Message, Role, ToolCall, ToolResult};
-pub use session_event::{ReminderSource, SessionEvent, ToolCallMeta, ToolStatus, TurnEndReason};
+pub use session_event::{
+    HookOutcome, ReminderSource, SessionEvent, ToolCallMeta, ToolStatus, TurnEndReason,
+};
 pub use tool_kind::ToolKind;
 pub use tool_meta::{CanonicalToolMeta, TOOL_META_KEY, TOOL_META_VERSION, tool_meta_schema};
 pub use tool_namespace::ToolNamespace;

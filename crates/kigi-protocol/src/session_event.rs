@@ -89,6 +89,36 @@ pub enum SessionEvent {
         code: ErrorCode,
         message: String,
     },
+    /// One of the user's hook commands ran (Claude Code's hook events).
+    HookRun {
+        /// `PreToolUse`, `Stop`, …
+        event: String,
+        command: String,
+        /// `None` when it was killed (timeout, cancellation) or could not start.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        duration_ms: u64,
+        outcome: HookOutcome,
+        /// The reason it gave, or its stderr tail.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        message: String,
+    },
+}
+
+/// How a hook run ended, as Claude Code reads a hook's exit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookOutcome {
+    /// Exit 0.
+    Ok,
+    /// Exit 2, or a JSON decision that blocks.
+    Blocked,
+    /// Any other exit: shown, not acted on.
+    Warning,
+    /// Killed at its timeout.
+    TimedOut,
+    /// Could not start, or was cancelled.
+    Failed,
 }
 
 /// Why kigi added a reminder.
@@ -101,6 +131,9 @@ pub enum ReminderSource {
     /// A message waiting for the agent: a background child finished, a child's note, a
     /// parent's message.
     Message,
+    /// Context a hook added (`UserPromptSubmit`, `SessionStart`), or a `Stop` hook's reason to
+    /// go on.
+    Hook,
 }
 
 impl ReminderSource {

@@ -119,6 +119,67 @@ pub enum Fault {
     /// now, rounded up to the next whole second (the date's resolution), and no
     /// `retry-after-ms`.
     RateLimitedUntil { after_ms: u64 },
+    /// An error status whose only hint is a `Retry-After` header with this value as written
+    /// (`"1"`, or an HTTP date), as proxies such as LiteLLM send it on a 503.
+    StatusRetryAfter { status: u16, retry_after: String },
+    /// An error sent as a Server-Sent Event, `data: {"error": {"message", "type", "code"}}`,
+    /// with `Content-Type: text/event-stream` and `status` (200 included), as some proxies
+    /// report an upstream failure.
+    SseError {
+        status: u16,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// The answer as one JSON body with `Content-Type: application/json`, even to a
+    /// streaming request, as servers that ignore `"stream": true` do. `body`, when given, is
+    /// sent instead of the step's answer.
+    JsonBody {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<Value>,
+    },
+    /// Anthropic Messages only: the answer streamed with `message_start` reporting 0 input
+    /// tokens and the real counts in `message_delta`'s usage, as some proxies do. Other
+    /// wires answer as usual.
+    UsageInMessageDelta,
+}
+
+impl Fault {
+    /// A short label for the request log.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Status { status, .. } => format!("status {status}"),
+            Self::Malformed => "malformed".into(),
+            Self::Disconnect => "disconnect".into(),
+            Self::Incomplete => "incomplete".into(),
+            Self::Hang => "hang".into(),
+            Self::KeepAlive { .. } => "keep_alive".into(),
+            Self::EndlessData => "endless_data".into(),
+            Self::RateLimitedUntil { .. } => "status 429 until date".into(),
+            Self::StatusRetryAfter { status, .. } => format!("status {status} retry-after"),
+            Self::SseError { status, .. } => format!("sse error {status}"),
+            Self::JsonBody { .. } => "json body".into(),
+            Self::UsageInMessageDelta => "usage in message_delta".into(),
+        }
+    }
+
+    /// Whether the fault is played out while the answer streams (after its first half).
+    fn cuts_the_stream(&self) -> bool {
+        matches!(
+            self,
+            Self::Malformed
+                | Self::Disconnect
+                | Self::Incomplete
+                | Self::Hang
+                | Self::KeepAlive { .. }
+                | Self::EndlessData
+        )
+    }
+
+    /// The fault when it is played out in the stream, else `None`.
+    pub(crate) fn in_stream(self) -> Option<Self> {
+        self.cuts_the_stream().then_some(self)
+    }
 }
 
 fn default_keep_alive_ms() -> u64 {
@@ -286,6 +347,10 @@ steps:
       - {kind: keep_alive, interval_ms: 20}
       - {kind: endless_data}
       - {kind: rate_limited_until, after_ms: 2000}
+      - {kind: status_retry_after, status: 503, retry_after: "1"}
+      - {kind: sse_error, status: 200, message: boom}
+      - {kind: json_body}
+      - {kind: usage_in_message_delta}
 "#,
         )
         .unwrap();
@@ -297,6 +362,17 @@ steps:
                 Fault::KeepAlive { interval_ms: 20 },
                 Fault::EndlessData,
                 Fault::RateLimitedUntil { after_ms: 2_000 },
+                Fault::StatusRetryAfter {
+                    status: 503,
+                    retry_after: "1".into()
+                },
+                Fault::SseError {
+                    status: 200,
+                    message: "boom".into(),
+                    code: None
+                },
+                Fault::JsonBody { body: None },
+                Fault::UsageInMessageDelta,
             ]
         );
         let bad = dir.join("bad.json");

@@ -275,17 +275,7 @@ async fn handle(
     let attempt = shared.attempts.next(index, &conversation);
     record.attempt = attempt;
     let fault = step.faults.get(attempt as usize).cloned();
-    record.served = match &fault {
-        None => "answer".into(),
-        Some(Fault::Status { status, .. }) => format!("status {status}"),
-        Some(Fault::Malformed) => "malformed".into(),
-        Some(Fault::Disconnect) => "disconnect".into(),
-        Some(Fault::Incomplete) => "incomplete".into(),
-        Some(Fault::Hang) => "hang".into(),
-        Some(Fault::KeepAlive { .. }) => "keep_alive".into(),
-        Some(Fault::EndlessData) => "endless_data".into(),
-        Some(Fault::RateLimitedUntil { .. }) => "status 429 until date".into(),
-    };
+    record.served = fault.as_ref().map_or_else(|| "answer".into(), Fault::label);
     let log_index = shared.record(record);
     // hyper drops this future if the client hangs up before the answer starts (during the
     // latency, say): that is the client leaving too.
@@ -331,6 +321,37 @@ async fn handle(
         left_early.disarm();
         return Ok(response);
     }
+    if let Some(Fault::StatusRetryAfter {
+        status,
+        retry_after,
+    }) = &fault
+    {
+        let message = format!("scripted HTTP {status}");
+        let mut response =
+            json_response(*status, &wire.error_body(default_code(*status), &message));
+        if let Ok(value) = hyper::header::HeaderValue::from_str(retry_after) {
+            response.headers_mut().insert("retry-after", value);
+        }
+        left_early.disarm();
+        return Ok(response);
+    }
+    if let Some(Fault::SseError {
+        status,
+        message,
+        code,
+    }) = &fault
+    {
+        let code = code.clone().unwrap_or_else(|| default_code(*status).into());
+        let error = json!({"error": {"message": message, "type": code, "code": code}});
+        let mut response = Response::new(ChannelBody::full(format!("data: {error}\n\n")));
+        *response.status_mut() = StatusCode::from_u16(*status).unwrap_or(StatusCode::BAD_GATEWAY);
+        response.headers_mut().insert(
+            "content-type",
+            hyper::header::HeaderValue::from_static("text/event-stream"),
+        );
+        left_early.disarm();
+        return Ok(response);
+    }
     let request_chars = bytes.len();
     let model = body
         .get("model")
@@ -344,11 +365,16 @@ async fn handle(
         request_chars,
     };
     let streaming = body.get("stream").and_then(Value::as_bool) == Some(true);
-    let chunks: Vec<String> = if streaming {
-        wire.stream(&answer)
-    } else {
-        vec![wire.body(&answer).to_string()]
+    let chunks: Vec<String> = match &fault {
+        Some(Fault::JsonBody { body: Some(body) }) => vec![body.to_string()],
+        Some(Fault::JsonBody { body: None }) => vec![wire.body(&answer).to_string()],
+        Some(Fault::UsageInMessageDelta) if streaming && wire == Wire::Anthropic => {
+            crate::wire::anthropic::stream_with_usage_at_end(&answer)
+        }
+        _ if streaming => wire.stream(&answer),
+        _ => vec![wire.body(&answer).to_string()],
     };
+    let streaming = streaming && !matches!(fault, Some(Fault::JsonBody { .. }));
     let (tx, channel) = ChannelBody::channel();
     let mut response = Response::new(channel);
     let content_type = if streaming {
@@ -360,6 +386,7 @@ async fn handle(
         "content-type",
         hyper::header::HeaderValue::from_static(content_type),
     );
+    let fault = fault.and_then(Fault::in_stream);
     tokio::spawn(feed(tx, chunks, fault, shared, log_index, probe));
     left_early.disarm();
     Ok(response)
@@ -414,9 +441,15 @@ async fn feed(
     }
     match fault {
         None
-        | Some(Fault::Incomplete)
-        | Some(Fault::Status { .. })
-        | Some(Fault::RateLimitedUntil { .. }) => {}
+        | Some(
+            Fault::Incomplete
+            | Fault::Status { .. }
+            | Fault::RateLimitedUntil { .. }
+            | Fault::StatusRetryAfter { .. }
+            | Fault::SseError { .. }
+            | Fault::JsonBody { .. }
+            | Fault::UsageInMessageDelta,
+        ) => {}
         Some(Fault::KeepAlive { interval_ms }) => {
             let interval = Duration::from_millis(interval_ms.max(1));
             loop {

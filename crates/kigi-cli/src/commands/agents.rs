@@ -60,7 +60,7 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             .collect();
         let out =
             json!({"agents": agents, "shadowed": shadowed, "diagnostics": report.diagnostics});
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
     let width = report
@@ -79,7 +79,7 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             "",
             agent.origin(),
         );
-        println!("{}", safe(&lines));
+        outln!("{}", safe(&lines));
     }
     for shadowed in &report.shadowed {
         let (label, why) = if shadowed.ignored_untrusted {
@@ -93,10 +93,10 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             shadowed.agent.origin(),
             shadowed.shadowed_by
         );
-        println!("{}", safe(&line));
+        outln!("{}", safe(&line));
     }
     for diagnostic in &report.diagnostics {
-        eprintln!("{}", safe(&diagnostic.to_string()));
+        errln!("{}", safe(&diagnostic.to_string()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -122,7 +122,7 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
             "trusted": agent.trusted,
             "agent": built,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
     let def = &built.definition;
@@ -182,7 +182,7 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
             built.system_prompt
         )?;
     }
-    print!("{}", safe(&text));
+    out!("{}", safe(&text));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -200,11 +200,11 @@ pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
             config.warnings.iter().map(ToString::to_string).collect();
         let out = json!({"files": reports, "ok": ok, "warning": warned, "error": failed,
                          "config_warnings": config_warnings});
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         // config.toml is read by every agent here, so its warnings come first.
         for warning in &config.warnings {
-            println!("{}", safe(&format!("warning {warning}")));
+            outln!("{}", safe(&format!("warning {warning}")));
         }
         for report in &reports {
             let label = match report.status {
@@ -212,7 +212,7 @@ pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
                 FileStatus::Warning => "warning",
                 FileStatus::Error => "error  ",
             };
-            println!("{label} {}", safe(&report.path.display().to_string()));
+            outln!("{label} {}", safe(&report.path.display().to_string()));
             for d in &report.diagnostics {
                 let severity = if d.severity == Severity::Error {
                     "error"
@@ -225,13 +225,13 @@ pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
                     .as_ref()
                     .map(|f| format!("`{f}`: "))
                     .unwrap_or_default();
-                println!(
+                outln!(
                     "{}",
                     safe(&format!("    {severity}: {line}{field}{}", d.message))
                 );
             }
         }
-        println!(
+        outln!(
             "{} files: {ok} ok, {warned} with warnings, {failed} with errors",
             reports.len()
         );
@@ -251,6 +251,6 @@ pub fn new(name: &str, user: bool) -> anyhow::Result<ExitCode> {
         ProjectLayout::locate(&cwd).root.join(".kigi/agents")
     };
     let path = create_agent_file(&dir, name)?;
-    println!("created {}", path.display());
+    outln!("created {}", path.display());
     Ok(ExitCode::SUCCESS)
 }

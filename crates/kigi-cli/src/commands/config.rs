@@ -30,14 +30,14 @@ pub fn show(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
             "values": entries,
             "warnings": warnings,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
     let missing = if exists { "" } else { " (not found: defaults)" };
-    println!("# {}{missing}", loaded.path.display());
-    print!("{}", render(&entries));
+    outln!("# {}{missing}", loaded.path.display());
+    out!("{}", render(&entries));
     for warning in &loaded.warnings {
-        println!("warning: {warning}");
+        outln!("warning: {warning}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -47,6 +47,16 @@ pub fn demo_script() -> ScriptSet {
     ])
 }
 
+/// `kigi demo [PROMPT]`: the demo, saying first that a prompt given to it changes nothing.
+pub fn run_command(prompt: Option<&str>, format: OutputFormat) -> anyhow::Result<ExitCode> {
+    if prompt.is_some() {
+        errln!(
+            "kigi demo: the scripted model ignores your prompt: it always gives the same short tour of this folder. Ask a real model with `kigi -p \"PROMPT\"`."
+        );
+    }
+    run(prompt.unwrap_or(DEMO_PROMPT), format)
+}
+
 /// Runs the demo with `prompt` in the working directory.
 pub fn run(prompt: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
@@ -56,7 +66,7 @@ pub fn run(prompt: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
         .build()?;
     runtime.block_on(async {
         let server = ScriptedServer::start(demo_script()).await?;
-        eprintln!(
+        errln!(
             "kigi demo: the model is kigi's bundled scripted model at {} (no API key, no network); the tools are real and read-only.",
             server.url()
         );

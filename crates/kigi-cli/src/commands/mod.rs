@@ -3,14 +3,17 @@
 pub mod agents;
 pub mod config;
 pub mod demo;
+pub mod hooks;
 pub mod models;
 pub mod overlays;
 pub mod permissions;
 pub mod print;
 pub mod progress;
+pub mod prompt_input;
 pub mod sessions;
 pub mod signals;
 pub mod swarm;
+pub mod text_progress;
 pub mod trust;
 pub mod worktree;
 
@@ -39,7 +42,7 @@ pub fn session_host() -> anyhow::Result<kigi_core::host::SessionHost> {
     crate::logging::init(paths.kigi_home.join("logs"));
     let host = kigi_core::host::SessionHost::load(paths, print::process_env())?;
     for warning in host.config_warnings() {
-        eprintln!("kigi: warning: {warning}");
+        errln!("kigi: warning: {warning}");
     }
     Ok(host)
 }

@@ -46,14 +46,14 @@ pub fn list(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
                                    "api_key": endpoint.api_key.is_some()}),
             Err(error) => json!({"error": error.to_string()}),
         };
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&json!({"models": aliases, "current": current}))?
         );
         return Ok(ExitCode::SUCCESS);
     }
     if config.models.is_empty() {
-        println!("no [models.<alias>] in {}", config_file.display());
+        outln!("no [models.<alias>] in {}", config_file.display());
     }
     for (alias, settings) in &config.models {
         let key = match settings.api_key_env.as_deref() {
@@ -61,7 +61,7 @@ pub fn list(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
             Some(var) => format!("${var} (NOT SET)"),
             None => "no key".to_owned(),
         };
-        println!(
+        outln!(
             "{alias:<16} {:<17} {:<24} {}  {key}",
             settings.provider.as_deref().unwrap_or("openai-chat"),
             settings.model.as_deref().unwrap_or(alias),
@@ -73,19 +73,19 @@ pub fn list(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
         );
     }
     match current {
-        Ok(endpoint) => println!(
+        Ok(endpoint) => outln!(
             "current: {} → {} at {}",
             endpoint.alias,
             endpoint.model,
             endpoint.url()
         ),
-        Err(error) => println!("current: none ({error})"),
+        Err(error) => outln!("current: none ({error})"),
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// `kigi models ping`: one short request, to check a configuration end to end.
-pub fn ping(flags: &ModelFlags) -> anyhow::Result<ExitCode> {
+pub fn ping(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
     let client = client(flags)?;
     let url = client.endpoint().url();
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -98,13 +98,25 @@ pub fn ping(flags: &ModelFlags) -> anyhow::Result<ExitCode> {
         request.max_output_tokens = Some(16);
         client.complete(&request, CancellationToken::new()).await
     })?;
-    println!("{url}: {:?}", response.text.trim());
-    println!(
+    let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    if as_json {
+        let out = json!({
+            "url": url, "model": client.endpoint().model, "alias": client.endpoint().alias,
+            "answer": response.text.trim(), "duration_ms": elapsed_ms, "retries": response.retries,
+            "usage": {"input_tokens": response.usage.input_tokens,
+                      "output_tokens": response.usage.output_tokens,
+                      "cached_input_tokens": response.usage.cached_input_tokens},
+        });
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!("{url}: {:?}", response.text.trim());
+    outln!(
         "{} input / {} output tokens ({} cached), {} ms, {} retries",
         response.usage.input_tokens,
         response.usage.output_tokens,
         response.usage.cached_input_tokens,
-        started.elapsed().as_millis(),
+        elapsed_ms,
         response.retries
     );
     Ok(ExitCode::SUCCESS)

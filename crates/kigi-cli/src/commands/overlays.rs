@@ -1,13 +1,16 @@
 //! `kigi personas list|show` and `kigi roles list|show`: what a spawn can name, and where
 //! each came from.
 //!
-//! The rule: every line goes through [`safe`]: names, descriptions, paths and instructions come
-//! from repository files, and a terminal must show their control characters, not obey them.
+//! The rule: every text line goes through [`safe`]: names, descriptions, paths and
+//! instructions come from repository files, and a terminal must show their control
+//! characters, not obey them. `--json` keeps the bytes.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 use kigi_agent::{Discovery, KigiPaths, OverlaySet, OverlaySource, PersonaSet, RoleSet};
+use serde::Serialize;
+use serde_json::{Value, json};
 
 use crate::terminal_text::safe_for_terminal as safe;
 
@@ -28,7 +31,7 @@ fn shadows(list: &[OverlaySource]) -> String {
 /// description, what it shadows.
 fn report<T>(set: &OverlaySet<T>, list: bool, description: fn(&T) -> &str) {
     for diagnostic in &set.diagnostics {
-        eprintln!("{}", safe(&diagnostic.to_string()));
+        errln!("{}", safe(&diagnostic.to_string()));
     }
     if !list {
         return;
@@ -40,13 +43,63 @@ fn report<T>(set: &OverlaySet<T>, list: bool, description: fn(&T) -> &str) {
             description(&entry.value),
             shadows(&entry.shadows)
         );
-        println!("{}", safe(&line));
+        outln!("{}", safe(&line));
     }
 }
 
-pub fn personas(show: Option<&str>) -> anyhow::Result<ExitCode> {
+/// The set as JSON: every entry (or the one named `show`, with `text`: its instructions or
+/// prompt) with its source and what it shadows, and the diagnostics.
+fn set_json<T: Serialize>(
+    set: &OverlaySet<T>,
+    show: Option<&str>,
+    text_key: &str,
+    text: Option<String>,
+) -> anyhow::Result<Value> {
+    let entry_json = |name: &str| -> anyhow::Result<Value> {
+        let entry = set
+            .get(name)
+            .with_context(|| format!("no entry `{name}`"))?;
+        let mut value = json!({
+            "name": name,
+            "source": entry.source,
+            "shadows": entry.shadows,
+            "value": entry.value,
+        });
+        if let (Some(text), Some(_)) = (&text, show) {
+            value[text_key] = json!(text);
+        }
+        Ok(value)
+    };
+    let diagnostics: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+    Ok(match show {
+        Some(name) => {
+            let mut value = entry_json(name)?;
+            value["diagnostics"] = json!(diagnostics);
+            value
+        }
+        None => {
+            let entries = set
+                .entries
+                .keys()
+                .map(|name| entry_json(name))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            json!({"entries": entries, "diagnostics": diagnostics})
+        }
+    })
+}
+
+pub fn personas(show: Option<&str>, as_json: bool) -> anyhow::Result<ExitCode> {
     let (discovery, cwd) = load()?;
     let set = PersonaSet::discover(&discovery.subagents, &discovery.paths, &cwd);
+    if as_json {
+        let instructions = match show {
+            Some(name) => Some(set.instructions(name).map_err(anyhow::Error::msg)?),
+            None => None,
+        };
+        let value = set_json(&set, show, "instructions", instructions)?;
+        outln!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     report(&set, show.is_none(), |p| &p.description);
     if let Some(name) = show {
         let instructions = set
@@ -67,18 +120,33 @@ pub fn personas(show: Option<&str>) -> anyhow::Result<ExitCode> {
                 text.push_str(&format!("{label:<12} {value}\n"));
             }
         }
-        println!("{}\n{}", safe(&text), safe(&instructions));
+        outln!("{}\n{}", safe(&text), safe(&instructions));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn roles(show: Option<&str>) -> anyhow::Result<ExitCode> {
+pub fn roles(show: Option<&str>, as_json: bool) -> anyhow::Result<ExitCode> {
     let (discovery, cwd) = load()?;
     let set = RoleSet::discover(&discovery.subagents, &discovery.paths, &cwd);
+    if as_json {
+        let prompt = match show {
+            Some(name) => {
+                if set.get(name).is_none() {
+                    let names: Vec<&str> = set.entries.keys().map(String::as_str).collect();
+                    anyhow::bail!("no role `{name}`; roles: {}", names.join(", "));
+                }
+                set.prompt(name).map_err(anyhow::Error::msg)?
+            }
+            None => None,
+        };
+        let value = set_json(&set, show, "prompt", prompt)?;
+        outln!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     report(&set, show.is_none(), |r| &r.description);
     match show {
         None if set.entries.is_empty() => {
-            println!("no roles ([subagents.roles.<name>] in config.toml, or .kigi/roles/*.toml)");
+            outln!("no roles ([subagents.roles.<name>] in config.toml, or .kigi/roles/*.toml)");
         }
         None => {}
         Some(name) => {
@@ -98,12 +166,12 @@ pub fn roles(show: Option<&str>) -> anyhow::Result<ExitCode> {
                 role.model.as_deref().unwrap_or("(inherits)"),
                 role.persona.as_deref().unwrap_or("(none)"),
             );
-            println!("{}", safe(&text));
+            outln!("{}", safe(&text));
             if let Some(prompt) = set
                 .prompt(name)
                 .map_err(|e| anyhow::Error::msg(safe(&e).into_owned()))?
             {
-                println!("\n{}", safe(prompt.trim_end()));
+                outln!("\n{}", safe(prompt.trim_end()));
             }
         }
     }

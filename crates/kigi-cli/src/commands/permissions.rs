@@ -27,13 +27,13 @@ pub fn show(flag_rules: &PermissionRules, json: bool) -> anyhow::Result<ExitCode
                 })
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&json!({"rules": rules, "notices": notices}))?
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "Permission rules for {} (deny beats ask beats allow):",
         cwd.display()
     );
@@ -44,19 +44,19 @@ pub fn show(flag_rules: &PermissionRules, json: bool) -> anyhow::Result<ExitCode
         .unwrap_or(0);
     for rule in &sorted {
         let text = safe_for_terminal(&rule.rule.text);
-        println!(
+        outln!(
             "  {:<5}  {text:<width$}  {}",
             rule.effect.list_name(),
             safe_for_terminal(&rule.source.to_string())
         );
     }
     if !sorted.iter().any(|r| r.effect == RuleEffect::Allow) {
-        println!(
+        outln!(
             "  (no allow rules: what the permission mode does not allow asks, or is refused where nobody can answer)"
         );
     }
     for notice in &notices {
-        println!("note: {}", safe_for_terminal(notice));
+        outln!("note: {}", safe_for_terminal(notice));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -16,7 +16,8 @@ use kigi_model::{ModelConfigError, ModelFlags};
 use kigi_protocol::HostCommand;
 
 use super::demo;
-use super::progress::{self, OutputFormat};
+use super::progress::{self, EventView, OutputFormat, RunFacts};
+use super::text_progress::TICK;
 
 /// How long the exit waits for blocking work still running (a tool stuck in a system call).
 const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
@@ -74,7 +75,7 @@ pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
                 error @ (ModelConfigError::MissingEndpoint { .. }
                 | ModelConfigError::MissingModel { .. }),
             )) if args.or_demo => {
-                eprintln!(
+                errln!(
                     "kigi: {error}\nkigi: running the offline demo on the bundled scripted model instead: its answers are scripted, its tool calls are real (read-only)."
                 );
                 Ok(None)
@@ -104,10 +105,10 @@ pub async fn run_session(
     no_wait: bool,
 ) -> anyhow::Result<ExitCode> {
     for warning in session.warnings() {
-        eprintln!("kigi: warning: {warning}");
+        errln!("kigi: warning: {warning}");
     }
     if session.permission_mode() == PermissionMode::BypassPermissions {
-        eprintln!(
+        errln!(
             "kigi: permission mode bypassPermissions: every tool call runs without asking (writes to kigi's instruction files and outside the workspace are still refused)"
         );
     }
@@ -123,11 +124,13 @@ pub async fn run_session(
     }
     let coordinator = Arc::clone(session.coordinator());
     let id = session.id().to_owned();
+    let started = std::time::Instant::now();
+    let mut view = EventView::new(format);
     let events = session.events();
-    let outcome = showing_events(events, format, control.run_turn(prompt)).await;
+    let outcome = showing_events(events, &mut view, control.run_turn(prompt)).await;
     let background = coordinator.running();
     if !background.is_empty() && !no_wait && !stop.is_cancelled() {
-        eprintln!(
+        errln!(
             "kigi: waiting for {} background subagent(s) to finish ({}); Ctrl-C stops them, --no-wait does not wait",
             background.len(),
             background.join(", ")
@@ -138,11 +141,11 @@ pub async fn run_session(
                 () = stop.cancelled() => {}
             }
         };
-        showing_events(events, format, waited).await;
+        showing_events(events, &mut view, waited).await;
     }
     let cancelled = coordinator.running();
     if !cancelled.is_empty() {
-        eprintln!(
+        errln!(
             "kigi: cancelling {} background subagent(s) still running: {}",
             cancelled.len(),
             cancelled.join(", ")
@@ -152,26 +155,36 @@ pub async fn run_session(
     // events are shown.
     let mut events = session.shutdown().await;
     while let Some(event) = events.next().await {
-        progress::show_event(format, &event);
+        view.show(&event);
     }
+    view.finish();
     let outcomes = coordinator.results_of(&background);
+    let facts = RunFacts {
+        model: view.model().map(str::to_owned),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    };
     Ok(ExitCode::from(progress::finish(
-        format, &id, &outcome, &outcomes,
+        format, &id, &outcome, &outcomes, &facts,
     )))
 }
 
-/// Runs `work` while showing the session's events as they arrive.
+/// Runs `work` while showing the session's events as they arrive, and, when the view is
+/// live (a terminal), redrawing its status line.
 async fn showing_events<T>(
     events: &mut EventStream,
-    format: OutputFormat,
+    view: &mut EventView,
     work: impl std::future::Future<Output = T>,
 ) -> T {
     tokio::pin!(work);
+    let live = view.is_live();
+    let mut ticker = tokio::time::interval(TICK);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         tokio::select! {
             biased;
-            Some(event) = events.next() => progress::show_event(format, &event),
+            Some(event) = events.next() => view.show(&event),
             done = &mut work => return done,
+            _ = ticker.tick(), if live => view.tick(),
         }
     }
 }

@@ -16,40 +16,56 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|s| json!({"id": s.id, "started": s.started, "agent": s.agent, "cwd": s.cwd, "first_prompt": s.first_prompt, "turns": s.turns}))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     if sessions.is_empty() {
-        println!("no sessions in {}", store.root().display());
+        outln!("no sessions in {}", store.root().display());
     }
     for s in sessions {
-        println!(
+        outln!(
             "{}  {:<16} {:>3} turn(s)  {}  {}",
-            s.id, s.agent, s.turns, s.cwd, s.first_prompt
+            s.id,
+            s.agent,
+            s.turns,
+            s.cwd,
+            s.first_prompt
         );
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// A readable transcript.
-pub fn show(id: &str, agent: Option<&str>) -> anyhow::Result<ExitCode> {
+/// A readable transcript, or with `as_json` its stored events.
+pub fn show(id: &str, agent: Option<&str>, as_json: bool) -> anyhow::Result<ExitCode> {
     let store = SessionStore::new(KigiPaths::from_env().sessions_dir());
     let loaded = match agent {
         Some(agent) => store.load_child(id, agent)?,
         None => store.load(id)?,
     };
     let children = children_of(&store, id);
+    if as_json {
+        let events: Vec<_> = loaded
+            .events
+            .iter()
+            .map(|stored| json!({"timestamp": stored.timestamp, "event": stored.event}))
+            .collect();
+        let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+        let out = json!({"id": id, "agent": agent.unwrap_or("main"), "subagents": children,
+                         "events": events, "warnings": warnings});
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     if agent.is_none() && !children.is_empty() {
-        println!(
+        outln!(
             "subagents: {} (show one with --agent ID)",
             children.join(", ")
         );
     }
     for warning in &loaded.warnings {
-        eprintln!("kigi: warning: {warning}");
+        errln!("kigi: warning: {warning}");
     }
     // Transcript text is shown, not obeyed: a model or tool could have written escapes.
-    let say = |line: String| println!("{}", safe_for_terminal(&line));
+    let say = |line: String| outln!("{}", safe_for_terminal(&line));
     for stored in &loaded.events {
         let time = stored.timestamp.get(11..19).unwrap_or("");
         match &stored.event {
@@ -107,6 +123,24 @@ pub fn show(id: &str, agent: Option<&str>) -> anyhow::Result<ExitCode> {
             SessionEvent::Error { code, message } => {
                 say(format!("[{time}] error {code}: {message}"))
             }
+            SessionEvent::HookRun {
+                event,
+                command,
+                exit_code,
+                outcome,
+                message,
+                ..
+            } => say(format!(
+                "[{time}]   hook {event} `{command}`: {outcome:?}{}{}",
+                exit_code
+                    .map(|c| format!(" (exit {c})"))
+                    .unwrap_or_default(),
+                if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {message}")
+                }
+            )),
             SessionEvent::TextDelta { .. } | SessionEvent::ThinkingDelta { .. } => {}
         }
     }

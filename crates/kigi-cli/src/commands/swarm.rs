@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use kigi_agent::PermissionMode;
 use kigi_core::host::SwarmOpen;
-use kigi_core::swarm::{SwarmCounts, SwarmRequest, run_swarm};
+use kigi_core::swarm::{SwarmCounts, SwarmReport, SwarmRequest, run_swarm};
 use kigi_model::ModelFlags;
 
 use super::progress::{self, OutputFormat};
@@ -16,27 +16,68 @@ use super::progress::{self, OutputFormat};
 /// `kigi swarm`'s own flags.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SwarmOptions {
-    /// The task for each item; must contain {{item}}.
+    /// The task for each item; `{{item}}` (or `{{ item }}`) is replaced by the item.
     #[arg(long)]
     pub template: String,
-    /// One item per line, or a JSON array of strings.
+    /// One item per line, or a JSON array of strings; 2 to 128 items.
     #[arg(long, value_name = "FILE")]
     pub items_file: PathBuf,
-    /// A short label for the swarm.
+    /// A short label for the swarm, shown in progress and the report.
     #[arg(long)]
     pub description: Option<String>,
-    #[arg(long)]
+    /// The agent each member runs as (default: general-purpose).
+    #[arg(long, value_name = "AGENT")]
     pub subagent_type: Option<String>,
-    #[arg(long)]
+    /// The members' tools: read-only, read-write, execute or all (default: the agent's).
+    #[arg(long, value_name = "MODE")]
     pub capability_mode: Option<String>,
-    /// none or worktree.
+    /// none, or worktree: each member works in its own git worktree and branch.
     #[arg(long)]
     pub isolation: Option<String>,
     /// A model alias for the members (default: the session's model).
-    #[arg(long)]
+    #[arg(long, value_name = "ALIAS")]
     pub member_model: Option<String>,
-    #[arg(long)]
+    /// The most members running at once (default: `[swarm] max_concurrency`).
+    #[arg(long, value_name = "N")]
     pub max_concurrency: Option<usize>,
+    /// text (a report; the default), json (one object) or stream-json (every member's
+    /// events as lines, then the report).
+    #[arg(long, value_enum)]
+    pub output_format: Option<OutputFormat>,
+}
+
+/// `template` with every `{{ item }}` spelled `{{item}}`, the form the swarm replaces.
+pub fn normalize_template(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find("}}") {
+            Some(end) if after[..end].trim() == "item" => {
+                out.push_str("{{item}}");
+                rest = &after[end + 2..];
+            }
+            _ => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The report as JSON, durations with their unit in the key (`duration_ms`).
+fn report_json(report: &SwarmReport, session_id: &str) -> anyhow::Result<serde_json::Value> {
+    let mut value = serde_json::to_value(report)?;
+    if let Some(object) = value.as_object_mut() {
+        if let Some(duration) = object.remove("duration") {
+            object.insert("duration_ms".into(), duration);
+        }
+        object.insert("session_id".into(), session_id.into());
+    }
+    Ok(value)
 }
 
 /// Items: a JSON array of strings, or one per line (blank lines skipped).
@@ -62,12 +103,20 @@ pub fn read_items(path: &Path) -> anyhow::Result<Vec<String>> {
 pub fn run(
     args: SwarmOptions,
     permission_mode: Option<PermissionMode>,
-    format: OutputFormat,
+    format: Option<OutputFormat>,
     model: &ModelFlags,
     rules: kigi_agent::permissions::PermissionRules,
     sandbox: Option<kigi_tools::sandbox::SandboxMode>,
 ) -> anyhow::Result<ExitCode> {
+    let format = args.output_format.or(format).unwrap_or_default();
     let items = read_items(&args.items_file)?;
+    if items.len() < 2 {
+        anyhow::bail!(
+            "--items-file {} has {} item(s); a swarm needs at least 2 (for one task, run `kigi -p \"PROMPT\"`)",
+            args.items_file.display(),
+            items.len()
+        );
+    }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let host = super::session_host()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -76,7 +125,7 @@ pub fn run(
         .build()?;
     let request = SwarmRequest {
         description: args.description.unwrap_or_else(|| "swarm".into()),
-        prompt_template: args.template,
+        prompt_template: normalize_template(&args.template),
         items,
         subagent_type: args.subagent_type,
         capability_mode: args.capability_mode,
@@ -102,7 +151,7 @@ pub fn run(
             tokio::spawn(async move {
                 while let Some(event) = events.next().await {
                     if format == OutputFormat::StreamJson {
-                        progress::show_event(format, &event);
+                        progress::show_json_line(&event);
                     }
                 }
             })
@@ -123,12 +172,12 @@ pub fn run(
             anyhow::anyhow!("nothing was started:\n- {}", faults.join("\n- "))
         })?;
         if terminal {
-            eprintln!();
+            errln!();
         }
         // Members past the deadline are not left to die with the process unannounced.
         let left = swarm.wind_down().await;
         if !left.is_empty() {
-            eprintln!(
+            errln!(
                 "kigi: {} member(s) still running at the swarm's deadline were cancelled: {}",
                 left.len(),
                 left.join(", ")
@@ -144,20 +193,15 @@ pub fn run(
         let _ = runtime.block_on(printer);
     }
     match format {
-        OutputFormat::Json => {
-            let mut value = serde_json::to_value(&report)?;
-            value["session_id"] = serde_json::Value::String(session_id.clone());
-            println!("{value}");
-        }
+        OutputFormat::Json => outln!("{}", report_json(&report, &session_id)?),
         OutputFormat::StreamJson => {
-            let mut value = serde_json::to_value(&report)?;
+            let mut value = report_json(&report, &session_id)?;
             value["type"] = serde_json::Value::String("swarm_result".into());
-            value["session_id"] = serde_json::Value::String(session_id.clone());
-            println!("{value}");
+            outln!("{value}");
         }
-        OutputFormat::Text => println!("{}", report.render()),
+        OutputFormat::Text => outln!("{}", report.render()),
     }
-    eprintln!(
+    errln!(
         "kigi: swarm session {session_id} (members: kigi sessions show {session_id} --agent sub-N)"
     );
     let counts = report.counts();
@@ -198,4 +242,35 @@ fn show_progress(counts: &SwarmCounts, total: usize, terminal: bool) {
         let _ = writeln!(err, "{line}");
     }
     let _ = err.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_placeholders_with_spaces_are_read_as_item() {
+        assert_eq!(
+            normalize_template("Review {{ item }} and {{item}}, {{  item}}."),
+            "Review {{item}} and {{item}}, {{item}}."
+        );
+        assert_eq!(normalize_template("{{ other }} {{"), "{{ other }} {{");
+        assert_eq!(normalize_template("ünï {{item }} é"), "ünï {{item}} é");
+    }
+
+    #[test]
+    fn report_durations_carry_their_unit() {
+        let report = SwarmReport {
+            description: "d".into(),
+            members: Vec::new(),
+            duration: std::time::Duration::from_millis(1500),
+            tokens: 3,
+        };
+        let value = report_json(&report, "s-1").unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"description": "d", "members": [], "duration_ms": 1500,
+                               "tokens": 3, "session_id": "s-1"})
+        );
+    }
 }

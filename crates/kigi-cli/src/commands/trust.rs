@@ -10,7 +10,7 @@ pub fn run(path: Option<PathBuf>, revoke: bool, list: bool) -> anyhow::Result<Ex
     let mut store = TrustStore::load(&paths.trust_file())?;
     if list {
         for folder in store.folders() {
-            println!("{}", folder.display());
+            outln!("{}", folder.display());
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -24,21 +24,21 @@ pub fn run(path: Option<PathBuf>, revoke: bool, list: bool) -> anyhow::Result<Ex
     if revoke {
         if store.revoke(&folder) {
             store.save()?;
-            println!("no longer trusted: {}", folder.display());
+            outln!("no longer trusted: {}", folder.display());
         } else if store.is_trusted(&folder) {
-            println!(
+            outln!(
                 "{} is not in the trust list itself but lies in a trusted folder; revoke that folder",
                 folder.display()
             );
             return Ok(ExitCode::FAILURE);
         } else {
-            println!("not trusted: {}", folder.display());
+            outln!("not trusted: {}", folder.display());
         }
     } else if store.trust(&folder) {
         store.save()?;
-        println!("trusted: {}", folder.display());
+        outln!("trusted: {}", folder.display());
     } else {
-        println!("already trusted: {}", folder.display());
+        outln!("already trusted: {}", folder.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -67,8 +67,49 @@ impl Env {
             .env("KIGI_HOME", &self.home)
             .env("KIGI_BASE_URL", self.server().url())
             .env("KIGI_MODEL", "scripted")
-            .env_remove("KIGI_API_KEY");
+            .env_remove("KIGI_API_KEY")
+            // Not the test runner's stdin, which `kigi -p` would read when it is a pipe.
+            .stdin(Stdio::null());
         command
+    }
+
+    /// Runs kigi with `input` written to its stdin (and stdin closed after it).
+    pub fn kigi_with_stdin(&self, args: &[&str], input: Vec<u8>) -> Output {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // kigi may stop reading (a size cap): a write that fails then is expected.
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(&input);
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        out
+    }
+
+    /// Runs kigi with stdout a pipe whose reader has already gone (`kigi … | head -0`).
+    pub fn kigi_into_closed_pipe(&self, args: &[&str]) -> Output {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        self.command(args)
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap()
+    }
+
+    /// The text of the user message in model request `n` (the first user message).
+    pub fn user_prompt(&self, n: usize) -> String {
+        let request = &self.server().requests()[n];
+        let messages = request.body["messages"].as_array().unwrap();
+        let user = messages.iter().find(|m| m["role"] == "user").unwrap();
+        kigi_testkit::wire::content_text(&user["content"])
     }
 
     /// Starts kigi with `args`, its output piped, and returns at once.

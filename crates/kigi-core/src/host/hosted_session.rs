@@ -41,6 +41,8 @@ pub(super) struct Controls {
     pub approvals: Option<Arc<ApprovalBroker>>,
     /// Closed when the runner ends, which ends the stream.
     pub sink: EventSink,
+    /// `SessionStart`'s source: `startup` or `resume`.
+    pub start_source: &'static str,
 }
 
 /// The turn in flight (or next), under one lock so an interrupt and the end of a turn
@@ -303,6 +305,9 @@ async fn run(
 ) {
     let _end = EndOnDrop(Arc::clone(&shared));
     let session_cancel = shared.controls.cancel.clone();
+    if let Err(error) = session.start_hooks(shared.controls.start_source).await {
+        tracing::warn!(%error, "SessionStart hooks");
+    }
     loop {
         let order = tokio::select! {
             biased;
@@ -326,5 +331,8 @@ async fn run(
     }
     // Queued turns end as cancelled: their reply channels close with `orders`.
     orders.close();
+    if let Err(error) = session.end_hooks("shutdown").await {
+        tracing::warn!(%error, "SessionEnd hooks");
+    }
     drop(session);
 }

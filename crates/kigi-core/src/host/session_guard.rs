@@ -7,7 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use kigi_agent::ProjectLayout;
-use kigi_agent::permissions::{PathAnchors, PermissionRules, ProjectRules};
+use kigi_agent::ProjectSettings;
+use kigi_agent::hooks::HookSet;
+use kigi_agent::permissions::{PathAnchors, PermissionRules};
 use kigi_tools::sandbox::{SandboxMode, SandboxSupport};
 
 use super::host_error::HostError;
@@ -22,13 +24,32 @@ impl SessionHost {
         cwd: &Path,
         flag_rules: &PermissionRules,
     ) -> Result<(PermissionRules, Vec<String>), HostError> {
+        let (rules, _, notices) = self.session_settings(cwd, flag_rules)?;
+        Ok((rules, notices))
+    }
+
+    /// Every hook a session in `cwd` runs (`config.toml`'s, then a trusted project's), and
+    /// what was ignored.
+    pub fn session_hooks(&self, cwd: &Path) -> Result<(HookSet, Vec<String>), HostError> {
+        let (_, hooks, notices) = self.session_settings(cwd, &PermissionRules::default())?;
+        Ok((hooks, notices))
+    }
+
+    /// The rules and hooks of a session in `cwd`, and the notices of what was ignored.
+    fn session_settings(
+        &self,
+        cwd: &Path,
+        flag_rules: &PermissionRules,
+    ) -> Result<(PermissionRules, HookSet, Vec<String>), HostError> {
         let layout = ProjectLayout::locate(cwd);
         let trusted = self.discovery().trust.is_trusted(&layout.root);
-        let project = ProjectRules::load(&layout.root, trusted)?;
+        let project = ProjectSettings::load(&layout.root, trusted)?;
         let mut rules = self.user_rules().clone();
         rules.extend(project.rules);
         rules.extend(flag_rules.clone());
-        Ok((rules, project.notices))
+        let mut hooks = self.user_hooks().clone();
+        hooks.extend(project.hooks);
+        Ok((rules, hooks, project.notices))
     }
 
     /// The guard of a session in `cwd`, and the notices to show when it starts.
@@ -38,7 +59,7 @@ impl SessionHost {
         flag_rules: &PermissionRules,
         sandbox_mode: Option<SandboxMode>,
     ) -> Result<(RuntimeGuard, Vec<String>), HostError> {
-        let (rules, mut notices) = self.session_rules(cwd, flag_rules)?;
+        let (rules, hooks, mut notices) = self.session_settings(cwd, flag_rules)?;
         let mut sandbox = self.sandbox_config().clone();
         if let Some(mode) = sandbox_mode {
             sandbox.mode = mode;
@@ -54,6 +75,7 @@ impl SessionHost {
         };
         let layout = ProjectLayout::locate(cwd);
         let paths = &self.discovery().paths;
+        let paths_root = layout.root.clone();
         let anchors = PathAnchors {
             home: paths.user_home.clone(),
             project_root: layout.root,
@@ -65,6 +87,8 @@ impl SessionHost {
             rules: Arc::new(rules.compile(&anchors)),
             sandbox,
             sandbox_unavailable,
+            hooks: Arc::new(hooks),
+            project_dir: paths_root,
         };
         Ok((guard, notices))
     }

@@ -25,6 +25,7 @@ use super::event_stream::{AgentEmitter, event_channel};
 use super::host_error::HostError;
 use super::hosted_session::HostedSession;
 use super::hosted_swarm::HostedSwarm;
+use crate::hooks::HookIdentity;
 use crate::session::{Session, SessionSetup};
 use crate::session_id::new_session_id;
 use crate::session_store::SessionStore;
@@ -118,6 +119,8 @@ pub struct SessionHost {
     user_rules: PermissionRules,
     /// `[sandbox]` of `config.toml`.
     sandbox: SandboxConfig,
+    /// `[hooks]` of `config.toml`.
+    user_hooks: kigi_agent::hooks::HookSet,
     /// What the machine offers the sandbox, when told rather than probed.
     sandbox_support: Option<SandboxSupport>,
 }
@@ -144,6 +147,7 @@ impl SessionHost {
             config_warnings: Vec::new(),
             user_rules,
             sandbox: SandboxConfig::default(),
+            user_hooks: kigi_agent::hooks::HookSet::default(),
             sandbox_support: None,
         }
     }
@@ -160,10 +164,12 @@ impl SessionHost {
             tracing::warn!(%warning, "config.toml");
         }
         let configured = loaded.config.permission_rules(&loaded.path)?;
+        let user_hooks = loaded.config.hook_set(&loaded.path)?;
         let mut host = Self::new(discovery, loaded.config.models(), env);
         host.config_warnings = loaded.warnings;
         host.user_rules.extend(configured);
         host.sandbox = loaded.config.sandbox;
+        host.user_hooks = user_hooks;
         Ok(host)
     }
 
@@ -190,6 +196,11 @@ impl SessionHost {
         self.sandbox_support
             .as_ref()
             .unwrap_or_else(|| kigi_tools::sandbox::sandbox_support())
+    }
+
+    /// `[hooks]` of `config.toml`.
+    pub fn user_hooks(&self) -> &kigi_agent::hooks::HookSet {
+        &self.user_hooks
     }
 
     /// `[sandbox]` as configured (before `--sandbox`).
@@ -261,8 +272,23 @@ impl SessionHost {
         setup
             .runtime
             .set_approver(broker.as_ref().map(|b| b.approver_for(main.clone())));
-        let (guard, rule_notices) = self.guard_for(&cwd, &rules, sandbox)?;
+        let (guard, mut rule_notices) = self.guard_for(&cwd, &rules, sandbox)?;
         setup.runtime.guard(&guard);
+        let identity = HookIdentity {
+            session_id: session_id.clone(),
+            transcript_path: self.store.wire_path(&session_id)?,
+            cwd: cwd.clone(),
+            project_dir: guard.project_dir.clone(),
+            agent_id: kigi_protocol::MAIN_AGENT_ID.to_owned(),
+            agent_type: agent.name.clone(),
+            parent_agent_id: None,
+        };
+        let (hooks, hook_warning) =
+            guard.agent_hooks(&agent.name, agent.definition.hooks.as_ref(), identity);
+        rule_notices.extend(hook_warning);
+        if let Some(hooks) = hooks {
+            setup.runtime.set_hooks(hooks);
+        }
         // Cancelling `cancel` (shutdown) stops the turn and every child through one token.
         let coordinator = Coordinator::new(CoordinatorSetup {
             session_id: session_id.clone(),
@@ -311,6 +337,11 @@ impl SessionHost {
                 steer,
                 approvals: broker,
                 sink,
+                start_source: if resume_id.is_some() {
+                    "resume"
+                } else {
+                    "startup"
+                },
             },
         ))
     }

@@ -7,6 +7,7 @@
 pub(crate) mod child;
 mod child_agent;
 mod child_approver;
+mod child_hooks;
 mod coordinator;
 mod listing;
 mod messaging;

@@ -190,6 +190,7 @@ impl Coordinator {
         if let Some(worktree) = &worktree {
             setup.runtime.set_write_root(&worktree.path);
         }
+        self.child_hooks(&mut setup, &agent, id, &cwd).await;
         setup.token_budget = TokenBudget {
             own: self.setup.discovery.subagents.max_tokens_per_child,
             tree: self.tree.clone(),

@@ -4,7 +4,7 @@
 mod decode;
 mod encode;
 
-pub(crate) use decode::AnthropicDecoder;
+pub(crate) use decode::{AnthropicDecoder, InputCounts};
 pub(crate) use encode::encode;
 
 /// The API version header value kigi speaks.

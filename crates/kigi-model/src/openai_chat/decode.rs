@@ -28,11 +28,7 @@ impl ChatDecoder {
     }
 
     fn usage(&self, usage: &Value) -> Usage {
-        Usage {
-            input_tokens: count(usage, "/prompt_tokens"),
-            output_tokens: count(usage, "/completion_tokens"),
-            cached_input_tokens: self.dialect.cached_tokens(usage),
-        }
+        chat_usage(self.dialect, usage)
     }
 
     fn flush(&mut self, out: &mut Vec<ModelEvent>) {
@@ -40,6 +36,15 @@ impl ChatDecoder {
         if let Some(finish) = self.finish.take() {
             out.push(ModelEvent::Finish(finish));
         }
+    }
+}
+
+/// A chat-completions `usage` object in kigi's terms.
+pub(crate) fn chat_usage(dialect: Dialect, usage: &Value) -> Usage {
+    Usage {
+        input_tokens: count(usage, "/prompt_tokens"),
+        output_tokens: count(usage, "/completion_tokens"),
+        cached_input_tokens: dialect.cached_tokens(usage),
     }
 }
 

@@ -4,5 +4,5 @@
 mod decode;
 mod encode;
 
-pub(crate) use decode::ChatDecoder;
+pub(crate) use decode::{ChatDecoder, chat_usage};
 pub(crate) use encode::encode;

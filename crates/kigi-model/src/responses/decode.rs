@@ -18,29 +18,39 @@ pub(crate) struct ResponsesDecoder {
 impl ResponsesDecoder {
     fn complete(&mut self, response: &Value, out: &mut Vec<ModelEvent>) {
         out.extend(self.calls.drain().into_iter().map(ModelEvent::ToolCall));
-        let usage = response.get("usage").unwrap_or(&Value::Null);
-        out.push(ModelEvent::Usage(Usage {
-            input_tokens: count(usage, "/input_tokens"),
-            output_tokens: count(usage, "/output_tokens"),
-            cached_input_tokens: count(usage, "/input_tokens_details/cached_tokens"),
-        }));
-        let finish = match response
-            .pointer("/incomplete_details/reason")
-            .and_then(Value::as_str)
-        {
-            Some(reason) => FinishReason::from_wire(reason),
-            None if self.saw_call => FinishReason::ToolCalls,
-            None => FinishReason::Stop,
-        };
-        out.push(ModelEvent::Finish(finish));
+        completion_events(response, self.saw_call, out);
         self.done = true;
     }
+}
+
+/// The usage and finish of a whole `response` object (the `response.completed` event's, or
+/// a non-streamed body).
+pub(crate) fn completion_events(response: &Value, saw_call: bool, out: &mut Vec<ModelEvent>) {
+    let usage = response.get("usage").unwrap_or(&Value::Null);
+    out.push(ModelEvent::Usage(Usage {
+        input_tokens: count(usage, "/input_tokens"),
+        output_tokens: count(usage, "/output_tokens"),
+        cached_input_tokens: count(usage, "/input_tokens_details/cached_tokens"),
+    }));
+    let finish = match response
+        .pointer("/incomplete_details/reason")
+        .and_then(Value::as_str)
+    {
+        Some(reason) => FinishReason::from_wire(reason),
+        None if saw_call => FinishReason::ToolCalls,
+        None => FinishReason::Stop,
+    };
+    out.push(ModelEvent::Finish(finish));
 }
 
 impl StreamDecoder for ResponsesDecoder {
     fn decode(&mut self, event: &SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), DecodeFault> {
         let value = parse_json(event)?;
         let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+        // The bare `{"error": {…}}` proxies send in place of an event.
+        if let Some((code, message)) = error_object(&value) {
+            return Err(DecodeFault::provider(code, message));
+        }
         let index = value
             .get("output_index")
             .and_then(Value::as_u64)

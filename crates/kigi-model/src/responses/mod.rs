@@ -3,5 +3,5 @@
 mod decode;
 mod encode;
 
-pub(crate) use decode::ResponsesDecoder;
+pub(crate) use decode::{ResponsesDecoder, completion_events};
 pub(crate) use encode::encode;

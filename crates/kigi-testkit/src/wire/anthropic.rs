@@ -24,7 +24,23 @@ fn signature(answer: &Answer) -> String {
 }
 
 pub fn stream(answer: &Answer) -> Vec<String> {
+    stream_shaped(answer, false)
+}
+
+/// The stream with `message_start` reporting 0 input tokens and the real input counts in
+/// `message_delta`'s usage, as some proxies send it.
+pub fn stream_with_usage_at_end(answer: &Answer) -> Vec<String> {
+    stream_shaped(answer, true)
+}
+
+fn stream_shaped(answer: &Answer, usage_at_end: bool) -> Vec<String> {
     let usage = answer.usage();
+    let fresh_input = usage.input - usage.cached.min(usage.input);
+    let (start_input, start_cached) = if usage_at_end {
+        (0, 0)
+    } else {
+        (fresh_input, usage.cached)
+    };
     let size = answer.chunk_chars();
     let mut events = vec![
         sse(
@@ -32,8 +48,8 @@ pub fn stream(answer: &Answer) -> Vec<String> {
             &json!({"type": "message_start", "message": {
                 "id": format!("msg_{}", answer.turn), "type": "message", "role": "assistant",
                 "model": answer.model, "content": [], "stop_reason": null,
-                "usage": {"input_tokens": usage.input - usage.cached.min(usage.input),
-                          "cache_read_input_tokens": usage.cached, "output_tokens": 1},
+                "usage": {"input_tokens": start_input,
+                          "cache_read_input_tokens": start_cached, "output_tokens": 1},
             }}),
         ),
         sse(Some("ping"), &json!({"type": "ping"})),
@@ -86,11 +102,16 @@ pub fn stream(answer: &Answer) -> Vec<String> {
             deltas,
         );
     }
+    let mut delta_usage = json!({"output_tokens": usage.output});
+    if usage_at_end {
+        delta_usage["input_tokens"] = json!(fresh_input);
+        delta_usage["cache_read_input_tokens"] = json!(usage.cached);
+    }
     events.push(sse(
         Some("message_delta"),
         &json!({"type": "message_delta",
                 "delta": {"stop_reason": stop_reason(answer), "stop_sequence": null},
-                "usage": {"output_tokens": usage.output}}),
+                "usage": delta_usage}),
     ));
     events.push(sse(Some("message_stop"), &json!({"type": "message_stop"})));
     events

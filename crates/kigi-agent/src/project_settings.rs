@@ -1,15 +1,16 @@
-//! A project's `.kigi/settings.toml`: the rules a repository ships. Its deny and ask rules
-//! only narrow what runs, so they apply in any folder; its allow rules widen it, so they apply
-//! only once the folder is trusted (`kigi trust`), and are otherwise listed as ignored.
+//! A project's `.kigi/settings.toml`: the rules and hooks a repository ships. Its deny and
+//! ask rules only narrow what runs, so they apply in any folder; its allow rules widen it and
+//! its hooks run commands, so they apply only once the folder is trusted (`kigi trust`), and
+//! are otherwise listed as ignored.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::permissions_config::PermissionsConfig;
-use super::rule_set::{PermissionRules, RuleSource};
 use crate::bounded_read::{FILE_CAP_BYTES, read_bounded};
 use crate::config::ConfigError;
+use crate::hooks::{HookSet, HookSource, HooksConfig};
+use crate::permissions::{PermissionRules, PermissionsConfig, RuleSource};
 
 /// Where a project keeps its settings, below its root.
 pub const PROJECT_SETTINGS: &str = ".kigi/settings.toml";
@@ -20,17 +21,21 @@ pub const PROJECT_SETTINGS: &str = ".kigi/settings.toml";
 struct SettingsFile {
     #[serde(default)]
     permissions: PermissionsConfig,
+    #[serde(default)]
+    hooks: HooksConfig,
 }
 
-/// A project's rules and what was ignored.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ProjectRules {
+/// A project's rules and hooks, and what was ignored.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectSettings {
     pub rules: PermissionRules,
+    /// Empty unless the folder is trusted.
+    pub hooks: HookSet,
     /// What was ignored and how to change that.
     pub notices: Vec<String>,
 }
 
-impl ProjectRules {
+impl ProjectSettings {
     /// Reads `<root>/.kigi/settings.toml`; a missing file has no rules. Errors name the file.
     pub fn load(root: &Path, trusted: bool) -> Result<Self, ConfigError> {
         let path: PathBuf = root.join(PROJECT_SETTINGS);
@@ -52,11 +57,29 @@ impl ProjectRules {
             ));
             file.permissions.allow.clear();
         }
+        let hooks = if trusted {
+            HookSet::from_config(&file.hooks, &HookSource::ProjectSettings(path.clone()))
+                .map_err(|e| ConfigError::new(&path, e.to_string()))?
+        } else {
+            if !file.hooks.is_empty() {
+                notices.push(format!(
+                    "{}: hooks ignored: the folder {} is not trusted (run `kigi trust {}` to run them)",
+                    path.display(),
+                    root.display(),
+                    root.display()
+                ));
+            }
+            HookSet::default()
+        };
         let rules = file
             .permissions
             .rules(&RuleSource::ProjectSettings(path.clone()))
             .map_err(|e| ConfigError::new(&path, format!("{}: {}", e.list, e.error)))?;
-        Ok(Self { rules, notices })
+        Ok(Self {
+            rules,
+            hooks,
+            notices,
+        })
     }
 }
 
@@ -74,7 +97,7 @@ mod tests {
     #[test]
     fn an_untrusted_project_keeps_its_deny_rules_and_loses_its_allow_rules() {
         let tmp = project("[permissions]\nallow = ['Bash']\ndeny = ['Bash(rm:*)']\n");
-        let untrusted = ProjectRules::load(tmp.path(), false).unwrap();
+        let untrusted = ProjectSettings::load(tmp.path(), false).unwrap();
         let texts: Vec<&str> = untrusted
             .rules
             .rules()
@@ -87,15 +110,29 @@ mod tests {
             "{:?}",
             untrusted.notices
         );
-        let trusted = ProjectRules::load(tmp.path(), true).unwrap();
+        let trusted = ProjectSettings::load(tmp.path(), true).unwrap();
         assert_eq!(trusted.rules.rules().len(), 2);
         assert!(trusted.notices.is_empty());
     }
 
     #[test]
+    fn an_untrusted_projects_hooks_never_load_and_a_trusted_ones_do() {
+        let tmp = project("[[hooks.PreToolUse]]\nhooks = [{ command = 'touch marker' }]\n");
+        let untrusted = ProjectSettings::load(tmp.path(), false).unwrap();
+        assert!(untrusted.hooks.is_empty());
+        assert!(
+            untrusted.notices[0].contains("hooks ignored"),
+            "{:?}",
+            untrusted.notices
+        );
+        let trusted = ProjectSettings::load(tmp.path(), true).unwrap();
+        assert_eq!(trusted.hooks.hooks().len(), 1);
+    }
+
+    #[test]
     fn a_bad_rule_or_key_names_the_file() {
         let tmp = project("[permissions]\ndeny = ['Frob(x)']\n");
-        let error = ProjectRules::load(tmp.path(), true)
+        let error = ProjectSettings::load(tmp.path(), true)
             .unwrap_err()
             .to_string();
         assert!(
@@ -105,16 +142,14 @@ mod tests {
             "{error}"
         );
         let tmp = project("[permissions]\nalow = ['Bash']\n");
-        let error = ProjectRules::load(tmp.path(), true)
+        let error = ProjectSettings::load(tmp.path(), true)
             .unwrap_err()
             .to_string();
         assert!(
             error.contains("settings.toml") && error.contains("alow"),
             "{error}"
         );
-        assert_eq!(
-            ProjectRules::load(Path::new("/nonexistent-project"), true).unwrap(),
-            ProjectRules::default()
-        );
+        let missing = ProjectSettings::load(Path::new("/nonexistent-project"), true).unwrap();
+        assert!(missing.rules.is_empty() && missing.hooks.is_empty() && missing.notices.is_empty());
     }
 }
