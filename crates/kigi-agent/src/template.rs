@@ -64,7 +64,7 @@ fn serialize_tools<S: Serializer>(
 ) -> Result<S::Ok, S::Error> {
     let mut by_kind: BTreeMap<ToolKind, String> = BTreeMap::new();
     for spec in ToolCatalog::built_in().specs() {
-        let Some(name) = tools.get(spec.name).filter(|name| !name.is_empty()) else {
+        let Some(name) = tools.get(&*spec.name).filter(|name| !name.is_empty()) else {
             continue;
         };
         let names = by_kind.entry(spec.kind).or_default();

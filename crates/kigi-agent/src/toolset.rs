@@ -27,7 +27,7 @@ pub struct ResolvedTool {
 }
 
 fn known_tools(catalog: &ToolCatalog) -> String {
-    let names: Vec<_> = catalog.specs().iter().map(|s| s.name).collect();
+    let names: Vec<&str> = catalog.specs().iter().map(|s| &*s.name).collect();
     names.join(", ")
 }
 
@@ -66,31 +66,31 @@ pub fn resolve_tools(
     let required = def.completion_requirement.as_ref().map(|r| r.tool.as_str());
     let allowed = |spec: &ToolSpec| match &def.tools {
         // An opt-in tool comes only when named: here, by the completion requirement.
-        ToolSelection::All => !spec.opt_in() || required == Some(spec.name),
-        ToolSelection::Only(names) => names.iter().any(|n| n == spec.name),
+        ToolSelection::All => !spec.opt_in() || required == Some(&*spec.name),
+        ToolSelection::Only(names) => names.iter().any(|n| n.as_str() == spec.name),
     };
     let tools: Vec<ResolvedTool> = catalog
         .specs()
         .iter()
         .filter(|spec| allowed(spec))
-        .filter(|spec| !def.disallowed_tools.iter().any(|d| d == spec.name))
+        .filter(|spec| !def.disallowed_tools.iter().any(|d| d.as_str() == spec.name))
         .filter(|spec| {
             def.capability_mode
                 .is_none_or(|mode| mode.allows(spec.kind))
         })
         .map(|spec| ResolvedTool {
-            name: spec.name.to_owned(),
+            name: spec.name.to_string(),
             model_name: def
                 .tool_name_overrides
-                .get(spec.name)
+                .get(&*spec.name)
                 .cloned()
-                .unwrap_or_else(|| spec.name.to_owned()),
+                .unwrap_or_else(|| spec.name.to_string()),
             kind: spec.kind,
-            description: spec.description.to_owned(),
+            description: spec.description.to_string(),
             read_only: spec.read_only,
             param_names: def
                 .param_name_overrides
-                .get(spec.name)
+                .get(&*spec.name)
                 .cloned()
                 .unwrap_or_default(),
         })
@@ -185,7 +185,7 @@ pub fn tool_variables(catalog: &ToolCatalog, tools: &[ResolvedTool]) -> BTreeMap
                 .find(|t| t.name == spec.name)
                 .map(|t| t.model_name.clone())
                 .unwrap_or_default();
-            (spec.name.to_owned(), name)
+            (spec.name.to_string(), name)
         })
         .collect()
 }

@@ -22,6 +22,7 @@ mod session_id;
 mod session_lock;
 mod session_store;
 mod setup;
+mod shared_mode;
 pub mod subagent;
 pub mod swarm;
 mod token_budget;
@@ -42,6 +43,7 @@ pub use session_id::{is_session_id, is_subagent_id, new_session_id};
 pub use session_store::{
     LoadedSession, SessionStore, SessionSummary, SessionWriter, StoreError, WIRE_FILE,
 };
+pub use shared_mode::SharedMode;
 pub use token_budget::{TokenBudget, TreeMeter};
 pub use tool_runtime::{CallOutcome, ToolRuntime};
 pub use transcript::{UNFINISHED_CALL, messages_from};

@@ -30,6 +30,7 @@ use crate::call_subject::call_subject;
 use crate::hooks::{HookVerdict, Hooks, PermissionDecision};
 use crate::permission::{Approval, decide_call};
 use crate::runtime_guard::RuntimeGuard;
+use crate::shared_mode::SharedMode;
 
 mod call_guards;
 mod tool_hooks;
@@ -55,7 +56,7 @@ pub struct ToolRuntime {
     tools: Vec<ResolvedTool>,
     registry: ToolRegistry,
     context: ToolContext,
-    mode: PermissionMode,
+    mode: SharedMode,
     /// 0 for a main agent, 1 for a subagent (which may not start subagents).
     depth: u8,
     /// Who answers asks; `None` refuses them.
@@ -106,7 +107,7 @@ impl ToolRuntime {
             tools,
             registry,
             context,
-            mode,
+            mode: SharedMode::new(mode),
             depth: 0,
             approver: None,
             kigi_home: None,
@@ -193,7 +194,12 @@ impl ToolRuntime {
     }
 
     pub fn mode(&self) -> PermissionMode {
-        self.mode
+        self.mode.get()
+    }
+
+    /// The cell the mode lives in: a front end switching modes sets it.
+    pub fn shared_mode(&self) -> &SharedMode {
+        &self.mode
     }
 
     /// The tools as the model sees them: every agent tool that has an implementation, with
@@ -237,7 +243,7 @@ impl ToolRuntime {
             name: tool.model_name.clone(),
             kind: tool.kind,
             namespace: ToolNamespace::Kigi,
-            label: spec.map_or("Unknown", |s| s.label).to_owned(),
+            label: spec.map_or("Unknown", |s| &*s.label).to_owned(),
             read_only: tool.read_only,
             input,
         })
@@ -325,7 +331,7 @@ impl ToolRuntime {
                         "message".into(),
                         Value::String(format!("kigi needs your approval to run `{}`", call.name)),
                     );
-                    hooks.run_detached(HookEvent::Notification, fields, self.mode);
+                    hooks.run_detached(HookEvent::Notification, fields, self.mode());
                 }
                 let request = ApprovalRequest {
                     call_id: call.id.clone(),
@@ -412,18 +418,19 @@ impl ToolRuntime {
             .guard
             .rules
             .evaluate(&call_subject(tool, &arguments, &self.context));
-        let approval = decide_call(self.mode, &call.name, tool.kind, tool.read_only, verdict);
+        let mode = self.mode();
+        let approval = decide_call(mode, &call.name, tool.kind, tool.read_only, verdict);
         let ask = match (approval, &pre.permission) {
             (Approval::Refuse(reason), _) => return Err(refuse(reason)),
             // A hook's `allow` answers what would have asked; never a refusal.
             (Approval::Ask { .. }, Some((PermissionDecision::Allow, _))) => None,
             (_, Some((PermissionDecision::Ask, reason)))
-                if matches!(self.mode, PermissionMode::DontAsk | PermissionMode::Plan) =>
+                if matches!(mode, PermissionMode::DontAsk | PermissionMode::Plan) =>
             {
                 return Err(refuse(format!(
                     "`{}` was not run: a PreToolUse hook asks for approval ({reason}), and permission mode {} never asks",
                     call.name,
-                    self.mode.spelling()
+                    mode.spelling()
                 )));
             }
             (_, Some((PermissionDecision::Ask, reason))) => Some(format!(
@@ -437,9 +444,7 @@ impl ToolRuntime {
         // automatically, whatever the mode: a person says yes, or it is refused.
         let ask = match (self.write_guard(&call.name, tool.kind, &arguments), ask) {
             // Plan mode and dontAsk never ask: what would need a person is refused.
-            (Some(reason), _)
-                if matches!(self.mode, PermissionMode::Plan | PermissionMode::DontAsk) =>
-            {
+            (Some(reason), _) if matches!(mode, PermissionMode::Plan | PermissionMode::DontAsk) => {
                 return Err(refuse(reason));
             }
             (Some(reason), _) => Some(reason),

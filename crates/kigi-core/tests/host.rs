@@ -212,11 +212,11 @@ struct Gate {
 }
 
 static GATE: ToolSpec = ToolSpec {
-    name: "gate",
+    name: std::borrow::Cow::Borrowed("gate"),
     kind: ToolKind::Read,
-    description: "Wait.",
+    description: std::borrow::Cow::Borrowed("Wait."),
     read_only: true,
-    label: "Gate",
+    label: std::borrow::Cow::Borrowed("Gate"),
     input_keys: &[],
 };
 

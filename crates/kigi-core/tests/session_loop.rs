@@ -273,11 +273,11 @@ async fn a_multi_turn_task_reads_searches_edits_and_answers() {
 struct Rendezvous(Arc<tokio::sync::Barrier>);
 
 static RENDEZVOUS: ToolSpec = ToolSpec {
-    name: "rendezvous",
+    name: std::borrow::Cow::Borrowed("rendezvous"),
     kind: ToolKind::Read,
-    description: "Wait for the others.",
+    description: std::borrow::Cow::Borrowed("Wait for the others."),
     read_only: true,
-    label: "Rendezvous",
+    label: std::borrow::Cow::Borrowed("Rendezvous"),
     input_keys: &[],
 };
 
@@ -627,11 +627,11 @@ async fn a_crashing_tool_is_reported_to_the_model_and_the_session_goes_on() {
     #[derive(Debug)]
     struct Crash;
     static CRASH: ToolSpec = ToolSpec {
-        name: "crash",
+        name: std::borrow::Cow::Borrowed("crash"),
         kind: ToolKind::Read,
-        description: "",
+        description: std::borrow::Cow::Borrowed(""),
         read_only: true,
-        label: "Crash",
+        label: std::borrow::Cow::Borrowed("Crash"),
         input_keys: &[],
     };
     impl Tool for Crash {
@@ -775,4 +775,45 @@ async fn where_the_kernel_cannot_sandbox_every_command_asks_even_one_a_rule_allo
         .await
         .unwrap();
     assert!(fx.cwd.join("made.txt").exists());
+}
+
+#[tokio::test]
+async fn a_front_end_switches_the_permission_mode_from_the_next_call_on() {
+    let fx = Fixture::new(vec![
+        Step::calls(vec![(
+            "write_file",
+            json!({"path": "a.txt", "content": "a"}),
+        )]),
+        Step::calls(vec![(
+            "write_file",
+            json!({"path": "b.txt", "content": "b"}),
+        )]),
+        Step::text("done"),
+    ])
+    .await;
+    let mut session = fx.session(fx.setup("", Some(PermissionMode::AcceptEdits)));
+    let control = session.inner.control();
+    control
+        .submit(HostCommand::SetPermissionMode {
+            mode: "plan".into(),
+        })
+        .unwrap();
+    assert_eq!(session.inner.permission_mode(), PermissionMode::Plan);
+    let error = control
+        .submit(HostCommand::SetPermissionMode {
+            mode: "yolo".into(),
+        })
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("unknown permission mode `yolo`"),
+        "{error}"
+    );
+    session
+        .run_turn("go", &CancellationToken::new())
+        .await
+        .unwrap();
+    let outcome = results(&fx.events.lock().unwrap());
+    assert_eq!(outcome[0].1, ToolStatus::Refused, "{outcome:?}");
+    assert_eq!(outcome[1].1, ToolStatus::Refused, "{outcome:?}");
+    assert!(!fx.cwd.join("a.txt").exists());
 }

@@ -20,6 +20,10 @@ pub enum HostCommand {
         request_id: String,
         answer: ApprovalAnswer,
     },
+    /// Switches the main agent's permission mode (`default`, `acceptEdits`, `plan`,
+    /// `dontAsk`, `bypassPermissions`) from its next tool call on; children started later
+    /// derive theirs from it.
+    SetPermissionMode { mode: String },
     /// Cancels everything and closes the session; its event stream ends.
     Shutdown,
 }

@@ -2,20 +2,23 @@
 //! line the model reads about it. Implementations live beside their tools; this is the index the
 //! agent layer resolves allowlists and prompt variables against.
 
+use std::borrow::Cow;
+
 use kigi_protocol::ToolKind;
 
-/// One built-in tool as the agent layer sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One tool as the agent layer sees it: a built-in's is a constant, a tool found at run time
+/// (an MCP server's) owns its strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSpec {
     /// Canonical name: what execution uses, whatever the model is shown.
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     pub kind: ToolKind,
     /// Short on purpose: it is paid for on every request of every agent.
-    pub description: &'static str,
+    pub description: Cow<'static, str>,
     /// True when the tool never changes files or runs commands.
     pub read_only: bool,
     /// The cross-harness display and grouping key of the `kigi/tool` envelope.
-    pub label: &'static str,
+    pub label: Cow<'static, str>,
     /// The argument keys projected into the envelope's `input` (never bulky ones).
     pub input_keys: &'static [&'static str],
 }
@@ -25,155 +28,171 @@ pub struct ToolSpec {
 const OPT_IN: &[&str] = &["complete_task"];
 
 impl ToolSpec {
+    /// The name, when it is a constant (every built-in's is); `None` for a run-time tool.
+    pub fn static_name(&self) -> Option<&'static str> {
+        match self.name {
+            Cow::Borrowed(name) => Some(name),
+            Cow::Owned(_) => None,
+        }
+    }
+
     /// Whether an agent with every tool still lacks this one unless it names it.
     pub fn opt_in(&self) -> bool {
-        OPT_IN.contains(&self.name)
+        OPT_IN.contains(&&*self.name)
     }
 }
 
 const BUILT_IN: &[ToolSpec] = &[
     ToolSpec {
-        name: "read_file",
+        name: Cow::Borrowed("read_file"),
         kind: ToolKind::Read,
-        description: "Read a text file, optionally a line range.",
+        description: Cow::Borrowed("Read a text file, optionally a line range."),
         read_only: true,
-        label: "Read",
+        label: Cow::Borrowed("Read"),
         input_keys: &["path"],
     },
     ToolSpec {
-        name: "list_dir",
+        name: Cow::Borrowed("list_dir"),
         kind: ToolKind::ListDir,
-        description: "List a directory's entries.",
+        description: Cow::Borrowed("List a directory's entries."),
         read_only: true,
-        label: "List",
+        label: Cow::Borrowed("List"),
         input_keys: &["path"],
     },
     ToolSpec {
-        name: "grep",
+        name: Cow::Borrowed("grep"),
         kind: ToolKind::Search,
-        description: "Search file contents with a regex; honours .gitignore.",
+        description: Cow::Borrowed("Search file contents with a regex; honours .gitignore."),
         read_only: true,
-        label: "Grep",
+        label: Cow::Borrowed("Grep"),
         input_keys: &["pattern", "path"],
     },
     ToolSpec {
-        name: "glob",
+        name: Cow::Borrowed("glob"),
         kind: ToolKind::Search,
-        description: "Find files whose paths match a glob pattern.",
+        description: Cow::Borrowed("Find files whose paths match a glob pattern."),
         read_only: true,
-        label: "Glob",
+        label: Cow::Borrowed("Glob"),
         input_keys: &["pattern", "path"],
     },
     ToolSpec {
-        name: "search_replace",
+        name: Cow::Borrowed("search_replace"),
         kind: ToolKind::Edit,
-        description: "Replace an exact, unique string in a file.",
+        description: Cow::Borrowed("Replace an exact, unique string in a file."),
         read_only: false,
-        label: "Edit",
+        label: Cow::Borrowed("Edit"),
         input_keys: &["path"],
     },
     ToolSpec {
-        name: "write_file",
+        name: Cow::Borrowed("write_file"),
         kind: ToolKind::Write,
-        description: "Create or overwrite a file.",
+        description: Cow::Borrowed("Create or overwrite a file."),
         read_only: false,
-        label: "Write",
+        label: Cow::Borrowed("Write"),
         input_keys: &["path"],
     },
     ToolSpec {
-        name: "run_terminal_cmd",
+        name: Cow::Borrowed("run_terminal_cmd"),
         kind: ToolKind::Execute,
-        description: "Run a shell command, in the foreground or background.",
+        description: Cow::Borrowed("Run a shell command, in the foreground or background."),
         read_only: false,
-        label: "Bash",
+        label: Cow::Borrowed("Bash"),
         input_keys: &["command"],
     },
     ToolSpec {
-        name: "todo_write",
+        name: Cow::Borrowed("todo_write"),
         kind: ToolKind::Plan,
-        description: "Record the task list for this session.",
+        description: Cow::Borrowed("Record the task list for this session."),
         read_only: true,
-        label: "TodoWrite",
+        label: Cow::Borrowed("TodoWrite"),
         input_keys: &[],
     },
     ToolSpec {
-        name: "complete_task",
+        name: Cow::Borrowed("complete_task"),
         kind: ToolKind::Complete,
-        description: "Declare your task done; the summary is your result.",
+        description: Cow::Borrowed("Declare your task done; the summary is your result."),
         read_only: true,
-        label: "CompleteTask",
+        label: Cow::Borrowed("CompleteTask"),
         input_keys: &[],
     },
     ToolSpec {
-        name: "get_task_output",
+        name: Cow::Borrowed("get_task_output"),
         kind: ToolKind::BackgroundTaskAction,
-        description: "Read a background task's output.",
+        description: Cow::Borrowed("Read a background task's output."),
         read_only: true,
-        label: "TaskOutput",
+        label: Cow::Borrowed("TaskOutput"),
         input_keys: &["task_id"],
     },
     ToolSpec {
-        name: "get_command_or_subagent_output",
+        name: Cow::Borrowed("get_command_or_subagent_output"),
         kind: ToolKind::WaitTasksAction,
-        description: "Wait for background commands or subagents (up to 20 ids) and return their output.",
+        description: Cow::Borrowed(
+            "Wait for background commands or subagents (up to 20 ids) and return their output.",
+        ),
         read_only: true,
-        label: "TaskOutput",
+        label: Cow::Borrowed("TaskOutput"),
         input_keys: &["ids"],
     },
     ToolSpec {
-        name: "kill_task",
+        name: Cow::Borrowed("kill_task"),
         kind: ToolKind::KillTaskAction,
-        description: "Stop a background command or subagent.",
+        description: Cow::Borrowed("Stop a background command or subagent."),
         read_only: false,
-        label: "KillTask",
+        label: Cow::Borrowed("KillTask"),
         input_keys: &["task_id"],
     },
     ToolSpec {
-        name: "send_to_subagent",
+        name: Cow::Borrowed("send_to_subagent"),
         kind: ToolKind::Task,
-        description: "Give one of your subagents more input: read at its next step, or a finished one continues with it.",
+        description: Cow::Borrowed(
+            "Give one of your subagents more input: read at its next step, or a finished one continues with it.",
+        ),
         read_only: false,
-        label: "SendMessage",
+        label: Cow::Borrowed("SendMessage"),
         input_keys: &["target"],
     },
     ToolSpec {
-        name: "list_subagents",
+        name: Cow::Borrowed("list_subagents"),
         kind: ToolKind::Task,
-        description: "List your subagents (running first, at most 50).",
+        description: Cow::Borrowed("List your subagents (running first, at most 50)."),
         read_only: true,
-        label: "ListAgents",
+        label: Cow::Borrowed("ListAgents"),
         input_keys: &[],
     },
     ToolSpec {
-        name: "notify_parent",
+        name: Cow::Borrowed("notify_parent"),
         kind: ToolKind::Other,
-        description: "Leave a message for your parent agent; it reads it at its next step.",
+        description: Cow::Borrowed(
+            "Leave a message for your parent agent; it reads it at its next step.",
+        ),
         read_only: true,
-        label: "NotifyParent",
+        label: Cow::Borrowed("NotifyParent"),
         input_keys: &[],
     },
     ToolSpec {
-        name: "apply_worktree",
+        name: Cow::Borrowed("apply_worktree"),
         kind: ToolKind::Edit,
-        description: "Apply a worktree subagent's changes to the main working tree.",
+        description: Cow::Borrowed("Apply a worktree subagent's changes to the main working tree."),
         read_only: false,
-        label: "ApplyWorktree",
+        label: Cow::Borrowed("ApplyWorktree"),
         input_keys: &["subagent"],
     },
     ToolSpec {
-        name: "agent_swarm",
+        name: Cow::Borrowed("agent_swarm"),
         kind: ToolKind::AgentSwarm,
-        description: "Run one prompt template over 2-128 items, one subagent per item, and get one aggregate.",
+        description: Cow::Borrowed(
+            "Run one prompt template over 2-128 items, one subagent per item, and get one aggregate.",
+        ),
         read_only: false,
-        label: "AgentSwarm",
+        label: Cow::Borrowed("AgentSwarm"),
         input_keys: &["description"],
     },
     ToolSpec {
-        name: "spawn_subagent",
+        name: Cow::Borrowed("spawn_subagent"),
         kind: ToolKind::Task,
-        description: "Hand a focused task to a subagent.",
+        description: Cow::Borrowed("Hand a focused task to a subagent."),
         read_only: false,
-        label: "Task",
+        label: Cow::Borrowed("Task"),
         input_keys: &["description", "subagent_type"],
     },
 ];
@@ -183,11 +202,11 @@ const BUILT_IN: &[ToolSpec] = &[
 /// checks every implemented tool has one); an unknown name gets a spec that says so.
 pub fn built_in_spec(name: &str) -> &'static ToolSpec {
     const MISSING: ToolSpec = ToolSpec {
-        name: "unknown",
+        name: Cow::Borrowed("unknown"),
         kind: ToolKind::Other,
-        description: "",
+        description: Cow::Borrowed(""),
         read_only: false,
-        label: "Unknown",
+        label: Cow::Borrowed("Unknown"),
         input_keys: &[],
     };
     BUILT_IN

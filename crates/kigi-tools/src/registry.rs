@@ -41,7 +41,7 @@ impl ToolRegistry {
 
     /// Adds or replaces a tool under its spec's name.
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        self.tools.insert(tool.spec().name.to_owned(), tool);
+        self.tools.insert(tool.spec().name.to_string(), tool);
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {

@@ -53,8 +53,9 @@ pub enum ToolError {
 
 /// A tool.
 pub trait Tool: Send + Sync + std::fmt::Debug {
-    /// Name, kind, description, label and projected keys.
-    fn spec(&self) -> &'static ToolSpec;
+    /// Name, kind, description, label and projected keys (a built-in returns its catalog
+    /// entry; a tool found at run time, its own).
+    fn spec(&self) -> &ToolSpec;
     /// JSON Schema of the arguments object, with canonical parameter names.
     fn parameters(&self) -> Value;
     /// A description built at run time (the spawn tool lists the agent types it can start);

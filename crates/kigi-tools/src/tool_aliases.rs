@@ -5,7 +5,7 @@
 //! The rule: a name with no kigi equivalent resolves to [`AliasResolution::NoEquivalent`] and
 //! the caller drops it with a warning. Nothing here ever widens a list.
 
-use crate::ToolCatalog;
+use crate::{ToolCatalog, ToolSpec};
 
 /// Foreign name (lowercased) → kigi canonical name, or `None` when kigi has no equivalent.
 const ALIASES: &[(&str, Option<&str>)] = &[
@@ -67,8 +67,8 @@ pub enum AliasResolution {
 /// Resolves a tool name from an agent file against the catalog and the alias table.
 pub fn resolve_tool_name(name: &str, catalog: &ToolCatalog) -> AliasResolution {
     let name = name.trim();
-    if let Some(spec) = catalog.get(name) {
-        return AliasResolution::Canonical(spec.name);
+    if let Some(canonical) = catalog.get(name).and_then(ToolSpec::static_name) {
+        return AliasResolution::Canonical(canonical);
     }
     if name.contains('(') && name.ends_with(')') {
         return AliasResolution::ArgumentPattern(name.to_owned());
@@ -78,9 +78,9 @@ pub fn resolve_tool_name(name: &str, catalog: &ToolCatalog) -> AliasResolution {
     }
     let lowered = name.to_ascii_lowercase();
     match ALIASES.iter().find(|(alias, _)| *alias == lowered) {
-        Some((_, Some(target))) => match catalog.get(target) {
-            Some(spec) => AliasResolution::Alias {
-                canonical: spec.name,
+        Some((_, Some(target))) => match catalog.get(target).and_then(ToolSpec::static_name) {
+            Some(canonical) => AliasResolution::Alias {
+                canonical,
                 harness_name: name.to_owned(),
             },
             None => AliasResolution::NoEquivalent(name.to_owned()),

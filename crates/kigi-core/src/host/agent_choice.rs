@@ -47,7 +47,7 @@ pub fn build_agent(
                 .specs()
                 .iter()
                 .filter(|spec| spec.kind.delegates())
-                .map(|spec| spec.name.to_owned()),
+                .map(|spec| spec.name.to_string()),
         );
     }
     let name = definition.name.clone();

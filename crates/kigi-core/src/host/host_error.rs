@@ -35,6 +35,11 @@ pub enum HostError {
     /// An approval answer for an id that is not waiting (answered already, or never asked).
     #[error("no approval `{request_id}` is waiting")]
     UnknownApproval { request_id: String },
+    /// `SetPermissionMode` with a mode kigi does not have.
+    #[error(
+        "unknown permission mode `{mode}` (expected default, acceptEdits, plan, dontAsk or bypassPermissions)"
+    )]
+    UnknownPermissionMode { mode: String },
     /// A command to a session that has shut down.
     #[error("session {session_id} has shut down")]
     SessionClosed { session_id: String },

@@ -43,6 +43,8 @@ pub(super) struct Controls {
     pub sink: EventSink,
     /// `SessionStart`'s source: `startup` or `resume`.
     pub start_source: &'static str,
+    /// The main agent's permission mode, which `SetPermissionMode` switches.
+    pub mode: crate::shared_mode::SharedMode,
 }
 
 /// The turn in flight (or next), under one lock so an interrupt and the end of a turn
@@ -118,6 +120,12 @@ impl SessionControl {
                 Some(broker) => broker.answer(&request_id, answer),
                 None => Err(HostError::UnknownApproval { request_id }),
             },
+            HostCommand::SetPermissionMode { mode } => {
+                let parsed = kigi_agent::PermissionMode::parse(&mode)
+                    .ok_or(HostError::UnknownPermissionMode { mode })?;
+                self.shared.controls.mode.set(parsed);
+                Ok(())
+            }
             HostCommand::Shutdown => {
                 self.shared.close();
                 Ok(())
@@ -176,8 +184,6 @@ pub struct HostedSession {
     control: SessionControl,
     events: EventStream,
     warnings: Vec<String>,
-    /// The main agent's permission mode, as it runs.
-    mode: kigi_agent::PermissionMode,
     coordinator: Arc<Coordinator>,
     runner: Option<tokio::task::JoinHandle<()>>,
 }
@@ -190,7 +196,6 @@ impl HostedSession {
         coordinator: Arc<Coordinator>,
         controls: Controls,
     ) -> Self {
-        let mode = session.permission_mode();
         let (orders, received) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             id: session.id().to_owned(),
@@ -206,7 +211,6 @@ impl HostedSession {
             control: SessionControl { shared, orders },
             events,
             warnings,
-            mode,
             coordinator,
             runner: Some(runner),
         }
@@ -237,9 +241,9 @@ impl HostedSession {
         &self.warnings
     }
 
-    /// The main agent's permission mode (a front end announces `bypassPermissions`).
+    /// The main agent's permission mode now (a front end announces `bypassPermissions`).
     pub fn permission_mode(&self) -> kigi_agent::PermissionMode {
-        self.mode
+        self.control.shared.controls.mode.get()
     }
 
     /// The coordinator of this session's children (benchmarks and tests drive it directly).

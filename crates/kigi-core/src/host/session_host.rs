@@ -299,7 +299,7 @@ impl SessionHost {
             env: Arc::clone(&self.env),
             parent_client: client,
             parent_tools: agent.tools.clone(),
-            parent_mode: setup.runtime.mode(),
+            parent_mode: setup.runtime.shared_mode().clone(),
             cwd: cwd.clone(),
             cancel: cancel.clone(),
             events: main.clone(),
@@ -307,6 +307,7 @@ impl SessionHost {
             guard,
         });
         let mut setup = setup.with_coordinator(&coordinator);
+        let main_mode = setup.runtime.shared_mode().clone();
         let steer = Arc::new(crate::inbox::MessageQueue::default());
         setup.steer = Some(Arc::clone(&steer));
         let (session, mut warnings) = match &resume_id {
@@ -342,6 +343,7 @@ impl SessionHost {
                 } else {
                     "startup"
                 },
+                mode: main_mode,
             },
         ))
     }
@@ -378,9 +380,11 @@ impl SessionHost {
             env: Arc::clone(&self.env),
             parent_client: client,
             parent_tools: parent.tools.clone(),
-            parent_mode: request
-                .permission_mode
-                .unwrap_or(parent.definition.permission_mode),
+            parent_mode: crate::shared_mode::SharedMode::new(
+                request
+                    .permission_mode
+                    .unwrap_or(parent.definition.permission_mode),
+            ),
             cwd: request.cwd,
             cancel: cancel.clone(),
             events: AgentEmitter::main(sink.clone()),

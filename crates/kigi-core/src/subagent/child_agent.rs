@@ -21,10 +21,10 @@ pub fn child_agent(
     let parent: BTreeSet<&str> = parent_tools.iter().map(|t| t.name.as_str()).collect();
     for spec in ToolCatalog::built_in().specs() {
         // `notify_parent` is the one tool only children have: it reaches no one but the parent.
-        let outside_parent = !parent.contains(spec.name) && spec.name != "notify_parent";
+        let outside_parent = !parent.contains(&*spec.name) && spec.name != "notify_parent";
         let outside_mode = capability.is_some_and(|mode| !mode.allows(spec.kind));
         if outside_parent || outside_mode || spec.kind.delegates() {
-            definition.disallowed_tools.push(spec.name.to_owned());
+            definition.disallowed_tools.push(spec.name.to_string());
         }
     }
     AgentBuilder::new(cwd)

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use crate::lock::lock;
 use std::time::Duration;
 
-use kigi_agent::{Discovery, PermissionMode, ResolvedTool};
+use kigi_agent::{Discovery, ResolvedTool};
 use kigi_model::{ModelClient, ModelsConfig};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -58,7 +58,8 @@ pub(crate) struct CoordinatorSetup {
     pub env: EnvLookup,
     pub parent_client: ModelClient,
     pub parent_tools: Vec<ResolvedTool>,
-    pub parent_mode: PermissionMode,
+    /// The parent's mode, read at each spawn (a front end may switch it).
+    pub parent_mode: crate::shared_mode::SharedMode,
     pub cwd: PathBuf,
     /// Cancelling this cancels every child.
     pub cancel: CancellationToken,

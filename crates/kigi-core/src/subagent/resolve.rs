@@ -104,7 +104,8 @@ impl Coordinator {
                 && persona
                     .as_ref()
                     .is_some_and(|(_, _, p)| p.default_isolation.as_deref() == Some("worktree")));
-        let plan_mode = self.setup.parent_mode == kigi_agent::PermissionMode::Plan;
+        let parent_mode = self.setup.parent_mode.get();
+        let plan_mode = parent_mode == kigi_agent::PermissionMode::Plan;
         if plan_mode && isolate {
             return Err(SpawnError::PlanMode {
                 agent_type: spawn.agent_type.clone(),
@@ -142,7 +143,7 @@ impl Coordinator {
                 source,
             })?,
         };
-        let mode = child_permission(self.setup.parent_mode, definition.permission_mode);
+        let mode = child_permission(parent_mode, definition.permission_mode);
         // Everything is checked: only now is a worktree made, so a refusal leaves none behind.
         let worktree = if isolate {
             let dir = self

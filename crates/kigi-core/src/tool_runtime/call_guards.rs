@@ -51,7 +51,7 @@ impl ToolRuntime {
     pub(super) fn unsandboxed_ask(&self, name: &str, kind: ToolKind) -> Option<String> {
         let reason = self.guard.sandbox_unavailable.as_deref()?;
         (kind.executes()
-            && matches!(self.mode, PermissionMode::Default | PermissionMode::AcceptEdits))
+            && matches!(self.mode(), PermissionMode::Default | PermissionMode::AcceptEdits))
         .then(|| {
             format!(
                 "`{name}` was not run: kigi cannot sandbox commands on this system ({reason}), so every command needs a person's approval, and nobody can approve in this session (or set [sandbox] mode = \"danger-full-access\" to run commands unconfined)"

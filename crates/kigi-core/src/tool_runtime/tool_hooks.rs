@@ -37,7 +37,7 @@ impl ToolRuntime {
         let arguments = canonical_arguments(arguments, &tool.param_names);
         let fields = tool_fields(&tool.model_name, &tool.name, &arguments);
         let verdict = hooks
-            .run(HookEvent::PreToolUse, &names, fields, self.mode, cancel)
+            .run(HookEvent::PreToolUse, &names, fields, self.mode(), cancel)
             .await;
         if let Some(reason) = &verdict.stop {
             hooks.request_stop(reason.clone());
@@ -76,7 +76,7 @@ impl ToolRuntime {
                 }),
             );
             let verdict = hooks
-                .run(HookEvent::PostToolUse, &names, fields, self.mode, cancel)
+                .run(HookEvent::PostToolUse, &names, fields, self.mode(), cancel)
                 .await;
             let mut said = String::new();
             if let Some(reason) = verdict.block {
