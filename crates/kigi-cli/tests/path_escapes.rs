@@ -24,7 +24,7 @@ fn tool_results(env: &Env) -> Vec<String> {
 
 #[test]
 fn a_symlink_planted_by_a_command_does_not_carry_a_write_outside() {
-    let outside = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
     let plant = format!("ln -s {} door", outside.path().display());
     let env = Env::new(vec![
         Step::calls(vec![("run_terminal_cmd", json!({"command": plant}))]),
@@ -55,7 +55,7 @@ fn a_symlink_planted_by_a_command_does_not_carry_a_write_outside() {
 
 #[test]
 fn writing_through_a_hard_link_replaces_the_link_and_leaves_the_outside_file_alone() {
-    let outside = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
     let victim = outside.path().join("victim.txt");
     std::fs::write(&victim, "original").unwrap();
     let env = Env::new(vec![
@@ -97,7 +97,7 @@ fn writing_through_a_hard_link_replaces_the_link_and_leaves_the_outside_file_alo
 
 #[test]
 fn dot_dot_through_a_folder_that_does_not_exist_is_judged_where_it_leads() {
-    let outside = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
     // More `..` than any temp repository is deep: the extra ones stop at `/`.
     let sneaky = format!(
         "nx/{}{}/x.txt",

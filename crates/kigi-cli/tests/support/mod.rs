@@ -24,8 +24,9 @@ impl Env {
     }
 
     pub fn with_scripts(scripts: ScriptSet) -> Self {
-        // Not under the system temp dir, which sandboxed commands may write.
-        let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        // Not under the system temp dir (sandboxed commands may write there), wherever the
+        // build directory is.
+        let tmp = tempfile::tempdir_in("/var/tmp").expect("these tests need /var/tmp");
         let repo = tmp.path().join("repo");
         let home = tmp.path().join("kigi-home");
         std::fs::create_dir_all(&repo).unwrap();
