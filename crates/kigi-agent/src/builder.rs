@@ -41,6 +41,25 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// Whether this agent may have the MCP tool `name` (`mcp__server__tool`): its allowlist
+    /// admits it (every tool, or a name or glob there) and its `disallowedTools` does not
+    /// name it (by name or glob).
+    pub fn admits_mcp_tool(&self, name: &str) -> bool {
+        let denied = self
+            .definition
+            .disallowed_tools
+            .iter()
+            .any(|d| crate::toolset::wildcard_match(d, name));
+        let allowed = match &self.definition.tools {
+            ToolSelection::All => true,
+            ToolSelection::Only(_) => self
+                .mcp_tool_patterns
+                .iter()
+                .any(|p| crate::toolset::wildcard_match(p, name)),
+        };
+        allowed && !denied
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -70,6 +70,10 @@ pub struct Config {
     pub sandbox: SandboxConfig,
     /// `[hooks]`: the user's commands at each hook event (Claude Code's shape).
     pub hooks: crate::hooks::HooksConfig,
+    /// `[mcp_servers.<name>]`: MCP servers every session here starts.
+    pub mcp_servers: BTreeMap<String, kigi_mcp::McpServerConfig>,
+    /// `[compaction]`: summarizing long conversations to fit the context window.
+    pub compaction: crate::CompactionConfig,
 }
 
 impl Config {

@@ -16,6 +16,7 @@ use crate::settings::{
     CompletionRequirement, Isolation, ModelChoice, OutputFormat, PermissionMode, PromptMode,
     RetryPolicy, ToolConfig, ToolSelection,
 };
+use crate::suggest::did_you_mean;
 use crate::tool_list::{ListKind, read_written, resolve_names};
 
 pub(crate) fn parse(
@@ -34,21 +35,53 @@ pub(crate) fn parse(
     let mut fields = Fields::new(source, "", mapping);
     fields.warnings = warnings;
 
-    let name = read_name(&mut fields, source, options.name_policy)?;
-    let description = fields
-        .string("description")?
-        .filter(|d| !d.trim().is_empty())
-        .ok_or_else(|| AgentBuildError::MissingField {
-            file: source.map(Path::to_path_buf),
-            field: "description".into(),
-        })?;
+    // Every field is read even after one fails, so the error lists all of them.
+    let name = fields.keep(|f| read_name(f, source, options.name_policy).map(Some));
+    let description = fields.keep(|f| {
+        f.string("description")?
+            .filter(|d| !d.trim().is_empty())
+            .map(Some)
+            .ok_or_else(|| AgentBuildError::MissingField {
+                file: source.map(Path::to_path_buf),
+                field: "description".into(),
+            })
+    });
 
-    let mut def = AgentDefinition::new(name, description);
+    let mut def = AgentDefinition::new(name.unwrap_or_default(), description.unwrap_or_default());
     def.source = source.map(Path::to_path_buf);
     def.body = doc.body;
-    read_settings(&mut def, &mut fields, options)?;
-    def.warnings = fields.finish();
-    Ok(def)
+    read_settings(&mut def, &mut fields, options);
+    let (warnings, errors) = fields.finish_with_errors();
+    match AgentBuildError::from_problems(source, errors, warnings.clone()) {
+        Some(error) => Err(error),
+        None => {
+            def.warnings = warnings;
+            Ok(def)
+        }
+    }
+}
+
+/// The name a definition file meant to have, read leniently from its text (or its file
+/// stem): how a file that failed to load is still found by that name.
+pub(crate) fn declared_name(text: Option<&str>, source: &Path) -> Option<String> {
+    let declared = text
+        .and_then(|text| frontmatter::split(text).ok())
+        .and_then(|doc| {
+            frontmatter_recovery::recover(&doc.yaml)
+                .get("name")
+                .and_then(crate::fields::scalar_text)
+        })
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty());
+    let written = declared.or_else(|| {
+        source
+            .file_stem()
+            .map(|stem| stem.to_string_lossy().into_owned())
+    })?;
+    match strict_name_problem(&written) {
+        None => Some(written),
+        Some(_) => derive_name(&written),
+    }
 }
 
 /// Parses the YAML, falling back to line-by-line recovery (with a warning) when strict YAML
@@ -177,29 +210,28 @@ where
         .map(|(_, value)| Some(*value))
         .ok_or_else(|| {
             let expected: Vec<_> = choices.iter().map(|(s, _)| format!("`{s}`")).collect();
+            let hint = did_you_mean(&text, choices.iter().map(|(s, _)| *s));
             fields.error(
                 key,
-                format!("`{text}` is not one of {}", expected.join(", ")),
+                format!("`{text}` is not one of {}{hint}", expected.join(", ")),
             )
         })
 }
 
-fn read_settings(
-    def: &mut AgentDefinition,
-    fields: &mut Fields<'_>,
-    options: ParseOptions,
-) -> Result<(), AgentBuildError> {
+fn read_settings(def: &mut AgentDefinition, fields: &mut Fields<'_>, options: ParseOptions) {
     let catalog = options.catalog;
-    if let Some(mode) = choice(
-        fields,
-        "promptMode",
-        &[("extend", PromptMode::Extend), ("full", PromptMode::Full)],
-    )? {
+    if let Some(mode) = fields.keep(|f| {
+        choice(
+            f,
+            "promptMode",
+            &[("extend", PromptMode::Extend), ("full", PromptMode::Full)],
+        )
+    }) {
         def.prompt_mode = mode;
     }
 
-    let allow = read_written(fields, "tools")?;
-    let deny = read_written(fields, "disallowedTools")?;
+    let allow = fields.keep(|f| read_written(f, "tools"));
+    let deny = fields.keep(|f| read_written(f, "disallowedTools"));
     let mut deny_names: Vec<String> = deny
         .map(|d| {
             d.enabled
@@ -234,54 +266,73 @@ fn read_settings(
         &mut fields.warnings,
     );
 
-    if let Some(mode) = choice(fields, "permissionMode", PermissionMode::SPELLINGS)? {
+    if let Some(mode) = fields.keep(|f| choice(f, "permissionMode", PermissionMode::SPELLINGS)) {
         def.permission_mode = mode;
     }
-    if let Some(skills) = read_written(fields, "skills")? {
+    if let Some(skills) = fields.keep(|f| read_written(f, "skills")) {
         def.skills = skills.enabled.unwrap_or_default();
     }
-    if let Some(on) = fields.bool("agentsMd")? {
+    if let Some(on) = fields.keep(|f| f.bool("agentsMd")) {
         def.agents_md = on;
     }
-    if let Some(format) = choice(
-        fields,
-        "outputFormat",
-        &[
-            ("default", OutputFormat::Default),
-            ("concise", OutputFormat::Concise),
-        ],
-    )? {
+    if let Some(format) = fields.keep(|f| {
+        choice(
+            f,
+            "outputFormat",
+            &[
+                ("default", OutputFormat::Default),
+                ("concise", OutputFormat::Concise),
+            ],
+        )
+    }) {
         def.output_format = format;
     }
-    if let Some(mut bash) = fields.object("bash")? {
-        if let Some(t) = bash.f64("timeoutSecs")? {
+    if let Some(mut bash) = fields.keep(|f| f.object("bash")) {
+        if let Some(t) = bash.keep(|b| b.f64("timeoutSecs")) {
             def.bash.timeout_secs = t;
         }
-        if let Some(limit) = bash.u64("outputByteLimit")? {
+        if let Some(limit) = bash.keep(|b| b.u64("outputByteLimit")) {
             def.bash.output_byte_limit = limit;
         }
-        def.bash.cmd_prefix = bash.string("cmdPrefix")?;
+        def.bash.cmd_prefix = bash.keep(|b| b.string("cmdPrefix"));
         fields.absorb(bash);
     }
-    def.tool_name_overrides = fields.string_map("toolNameOverrides")?;
-    for (tool, params) in fields.entries("paramNameOverrides")? {
+    def.tool_name_overrides = fields
+        .keep(|f| f.string_map("toolNameOverrides").map(Some))
+        .unwrap_or_default();
+    for (tool, params) in fields
+        .keep(|f| f.entries("paramNameOverrides").map(Some))
+        .unwrap_or_default()
+    {
         let single = Mapping::from_iter([(Value::from(tool.as_str()), params)]);
         let mut nested = Fields::new(fields.file(), "paramNameOverrides.", single);
-        let params = nested.string_map(&tool)?;
+        let params = nested
+            .keep(|n| n.string_map(&tool).map(Some))
+            .unwrap_or_default();
+        fields.absorb(nested);
         def.param_name_overrides.insert(tool, params);
     }
-    read_completion_requirement(def, fields)?;
-    for (tool, config) in fields.entries("toolConfig")? {
+    if let Some(requirement) =
+        fields.keep(|f| read_completion_requirement(def.source.as_deref(), f))
+    {
+        def.completion_requirement = Some(requirement);
+    }
+    for (tool, config) in fields
+        .keep(|f| f.entries("toolConfig").map(Some))
+        .unwrap_or_default()
+    {
         let Value::Mapping(map) = config else {
-            return Err(fields.error(&format!("toolConfig.{tool}"), "expected a mapping"));
+            let error = fields.error(&format!("toolConfig.{tool}"), "expected a mapping");
+            fields.record(error);
+            continue;
         };
         let prefix = format!("toolConfig.{tool}.");
         let mut config = Fields::new(fields.file(), &prefix, map);
-        let retry = read_retry(&mut config, "retry")?;
+        let retry = config.keep(|c| read_retry(c, "retry"));
         fields.absorb(config);
         def.tool_config.insert(tool, ToolConfig { retry });
     }
-    read_agent_settings(def, fields)
+    read_agent_settings(def, fields);
 }
 
 fn read_retry(fields: &mut Fields<'_>, key: &str) -> Result<Option<RetryPolicy>, AgentBuildError> {
@@ -290,43 +341,51 @@ fn read_retry(fields: &mut Fields<'_>, key: &str) -> Result<Option<RetryPolicy>,
     };
     let defaults = RetryPolicy::default();
     let policy = RetryPolicy {
-        max_retries: retry.u32("maxRetries")?.unwrap_or(defaults.max_retries),
-        base_delay_ms: retry.u64("baseDelayMs")?.unwrap_or(defaults.base_delay_ms),
-        max_delay_ms: retry.u64("maxDelayMs")?.unwrap_or(defaults.max_delay_ms),
+        max_retries: retry
+            .keep(|r| r.u32("maxRetries"))
+            .unwrap_or(defaults.max_retries),
+        base_delay_ms: retry
+            .keep(|r| r.u64("baseDelayMs"))
+            .unwrap_or(defaults.base_delay_ms),
+        max_delay_ms: retry
+            .keep(|r| r.u64("maxDelayMs"))
+            .unwrap_or(defaults.max_delay_ms),
     };
     fields.absorb(retry);
     Ok(Some(policy))
 }
 
 fn read_completion_requirement(
-    def: &mut AgentDefinition,
+    source: Option<&Path>,
     fields: &mut Fields<'_>,
-) -> Result<(), AgentBuildError> {
+) -> Result<Option<CompletionRequirement>, AgentBuildError> {
     let Some(mut req) = fields.object("completionRequirement")? else {
-        return Ok(());
+        return Ok(None);
     };
     let missing = |field: &str| AgentBuildError::MissingField {
-        file: def.source.clone(),
+        file: source.map(Path::to_path_buf),
         field: format!("completionRequirement.{field}"),
     };
-    let tool = req.string("tool")?.ok_or_else(|| missing("tool"))?;
-    let reminder = req.string("reminder")?.ok_or_else(|| missing("reminder"))?;
-    let recovery = read_retry(&mut req, "recovery")?;
-    fields.absorb(req);
-    def.completion_requirement = Some(CompletionRequirement {
-        tool,
-        reminder,
-        recovery,
+    let tool = req.keep(|r| r.string("tool")?.ok_or_else(|| missing("tool")).map(Some));
+    let reminder = req.keep(|r| {
+        r.string("reminder")?
+            .ok_or_else(|| missing("reminder"))
+            .map(Some)
     });
-    Ok(())
+    let recovery = req.keep(|r| read_retry(r, "recovery"));
+    fields.absorb(req);
+    Ok(tool
+        .zip(reminder)
+        .map(|(tool, reminder)| CompletionRequirement {
+            tool,
+            reminder,
+            recovery,
+        }))
 }
 
 /// The keys later issues need and Claude Code agent files carry.
-fn read_agent_settings(
-    def: &mut AgentDefinition,
-    fields: &mut Fields<'_>,
-) -> Result<(), AgentBuildError> {
-    if let Some(model) = fields.string("model")? {
+fn read_agent_settings(def: &mut AgentDefinition, fields: &mut Fields<'_>) {
+    if let Some(model) = fields.keep(|f| f.string("model")) {
         let model = model.trim();
         def.model = if model.is_empty() || model == "inherit" {
             ModelChoice::Inherit
@@ -334,22 +393,115 @@ fn read_agent_settings(
             ModelChoice::Named(model.to_owned())
         };
     }
-    def.effort = fields.string("effort")?;
-    if let Some(mode) = fields.string("capabilityMode")? {
-        def.capability_mode = Some(mode.parse().map_err(
-            |e: kigi_tools::UnknownCapabilityMode| fields.error("capabilityMode", e.to_string()),
-        )?);
+    def.effort = fields.keep(|f| f.string("effort"));
+    def.capability_mode = fields.keep(|f| {
+        let Some(mode) = f.string("capabilityMode")? else {
+            return Ok(None);
+        };
+        mode.parse()
+            .map(Some)
+            .map_err(|e: kigi_tools::UnknownCapabilityMode| {
+                let modes = kigi_tools::CapabilityMode::ALL_MODES.map(|m| m.as_str());
+                let hint = did_you_mean(&mode, modes);
+                f.error("capabilityMode", format!("{e}{hint}"))
+            })
+    });
+    def.isolation = fields.keep(|f| {
+        choice(
+            f,
+            "isolation",
+            &[("none", Isolation::None), ("worktree", Isolation::Worktree)],
+        )
+    });
+    def.background = fields.keep(|f| f.bool("background")).unwrap_or(false);
+    def.max_turns = fields.keep(|f| f.u32("maxTurns"));
+    def.mcp_servers = fields.keep(|f| f.json("mcpServers"));
+    def.hooks = fields.keep(|f| f.json("hooks"));
+    def.color = fields.keep(|f| f.string("color"));
+    def.when_to_use = fields.keep(|f| f.string("whenToUse"));
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+    use crate::diagnostic::Severity;
+
+    #[test]
+    fn every_problem_of_a_file_is_reported_at_once_errors_first() {
+        let text = "---\nname: broken\ndescription: d\npermissionMode: acceptEdit\n\
+                    maxTurns: many\ntools: [Reed]\ncolour: red\nbash:\n  timeoutSecs: soon\n---\n";
+        let err = parse(text, Some(Path::new("a.md")), ParseOptions::default()).unwrap_err();
+        let found: Vec<(Severity, String, String)> = err
+            .to_diagnostics()
+            .into_iter()
+            .map(|d| (d.severity, d.field.unwrap_or_default(), d.message))
+            .collect();
+        let expected = [
+            (
+                Severity::Error,
+                "permissionMode",
+                "`acceptEdit` is not one of `default`, `acceptEdits`, `dontAsk`, `plan`, `bypassPermissions`; did you mean `acceptEdits`?",
+            ),
+            (
+                Severity::Error,
+                "bash.timeoutSecs",
+                "expected a non-negative number, found `soon`",
+            ),
+            (
+                Severity::Error,
+                "maxTurns",
+                "expected a whole number, found `many`",
+            ),
+            (
+                Severity::Warning,
+                "tools",
+                "`Reed` is not a kigi tool; left out; did you mean `Read`?",
+            ),
+            (
+                Severity::Warning,
+                "colour",
+                "unknown key, ignored; did you mean `color`?",
+            ),
+        ];
+        let expected: Vec<_> = expected
+            .into_iter()
+            .map(|(s, f, m)| (s, f.to_owned(), m.to_owned()))
+            .collect();
+        assert_eq!(found, expected);
+        let said = err.to_string();
+        assert!(
+            said.starts_with("a.md: 3 errors: field `permissionMode`: ")
+                && said.ends_with("(and 2 warnings; `kigi agents validate` lists them)"),
+            "{said}"
+        );
     }
-    def.isolation = choice(
-        fields,
-        "isolation",
-        &[("none", Isolation::None), ("worktree", Isolation::Worktree)],
-    )?;
-    def.background = fields.bool("background")?.unwrap_or(false);
-    def.max_turns = fields.u32("maxTurns")?;
-    def.mcp_servers = fields.json("mcpServers")?;
-    def.hooks = fields.json("hooks")?;
-    def.color = fields.string("color")?;
-    def.when_to_use = fields.string("whenToUse")?;
-    Ok(())
+
+    #[test]
+    fn a_lone_error_is_returned_as_itself() {
+        let text = "---\nname: a\ndescription: d\nmaxTurns: many\n---\n";
+        let err = parse(text, None, ParseOptions::default()).unwrap_err();
+        assert!(
+            matches!(err, AgentBuildError::ParseError { ref field, .. } if field.as_deref() == Some("maxTurns")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_failed_file_is_known_by_the_name_it_declares_or_its_stem() {
+        let path = Path::new("/x/Code Reviewer.md");
+        assert_eq!(
+            declared_name(Some("---\nname: reviewer\nmaxTurns: [\n---\n"), path).as_deref(),
+            Some("reviewer")
+        );
+        assert_eq!(
+            declared_name(Some("no fences"), path).as_deref(),
+            Some("code-reviewer")
+        );
+        assert_eq!(
+            declared_name(None, Path::new("/x/a.md")).as_deref(),
+            Some("a")
+        );
+    }
 }

@@ -18,11 +18,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::agent_name::check_path_component;
+use crate::bounded_read::{FILE_CAP_BYTES, read_bounded};
 use crate::builtin::{built_in_definitions, is_built_in_name};
 use crate::config::{Config, ConfigError};
 use crate::definition::{AgentDefinition, NamePolicy, ParseOptions};
+use crate::definition_parse::declared_name;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::AgentBuildError;
+pub use crate::failed_agent::FailedAgent;
 use crate::loaded_config::LoadedConfig;
 use crate::paths::{KigiPaths, PROJECT_AGENT_DIR, PROJECT_COMPAT_AGENT_DIRS};
 use crate::project::ProjectLayout;
@@ -101,6 +104,8 @@ pub struct DiscoveryReport {
     /// The winning definition of each name, highest priority first.
     pub agents: Vec<DiscoveredAgent>,
     pub shadowed: Vec<ShadowedAgent>,
+    /// Files that failed to load (their errors are also in `diagnostics`).
+    pub failed: Vec<FailedAgent>,
     /// Skipped files (errors) and everything the loaded ones warned about.
     pub diagnostics: Vec<Diagnostic>,
     /// Name → index in `agents`, so adding 10,000 definitions is not quadratic.
@@ -112,6 +117,36 @@ impl DiscoveryReport {
     /// The winning definition of `name`.
     pub fn get(&self, name: &str) -> Option<&DiscoveredAgent> {
         self.agents.iter().find(|a| a.definition.name == name)
+    }
+
+    /// The winning definition of `name`; when there is none but a file meant to define it
+    /// failed to load, that file's error.
+    pub fn get_or_failure(&self, name: &str) -> Result<Option<&DiscoveredAgent>, AgentBuildError> {
+        if let Some(found) = self.get(name) {
+            return Ok(Some(found));
+        }
+        match self
+            .failed
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(FailedAgent::error)
+        {
+            Some(error) => Err(error),
+            None => Ok(None),
+        }
+    }
+
+    /// Every definition of `name` that loaded: the winner first, then those it shadows.
+    pub fn definitions_named(&self, name: &str) -> Vec<&DiscoveredAgent> {
+        self.get(name)
+            .into_iter()
+            .chain(
+                self.shadowed
+                    .iter()
+                    .map(|s| &s.agent)
+                    .filter(|a| a.definition.name == name),
+            )
+            .collect()
     }
 
     /// Names of every winning definition, in priority order.
@@ -335,7 +370,18 @@ impl Discovery {
                             _ => report.add(agent, Some(&source.dir)),
                         }
                     }
-                    Err(err) => report.diagnostics.push(err.to_diagnostic()),
+                    Err(err) => {
+                        report.diagnostics.extend(err.to_diagnostics());
+                        let text = read_bounded(&file, FILE_CAP_BYTES).ok();
+                        if let Some(name) = declared_name(text.as_deref(), &file) {
+                            report.failed.push(FailedAgent::new(
+                                name,
+                                file,
+                                source.scope,
+                                source.name_policy,
+                            ));
+                        }
+                    }
                 }
             }
         }
@@ -371,20 +417,22 @@ impl Discovery {
         }
     }
 
-    /// The user-level or built-in definition named `name`.
+    /// The user-level or built-in definition named `name`; the error of the file meant to
+    /// define it when that failed to load and nothing else has the name.
     pub fn by_name(&self, name: &str) -> Result<Option<DiscoveredAgent>, AgentBuildError> {
         guard_name(name)?;
-        Ok(self.discover_user().get(name).cloned())
+        Ok(self.discover_user().get_or_failure(name)?.cloned())
     }
 
-    /// The definition named `name` as seen from `cwd` (project definitions first).
+    /// The definition named `name` as seen from `cwd` (project definitions first); the error
+    /// of the file meant to define it when that failed to load and nothing else has the name.
     pub fn by_name_in_cwd(
         &self,
         name: &str,
         cwd: &Path,
     ) -> Result<Option<DiscoveredAgent>, AgentBuildError> {
         guard_name(name)?;
-        Ok(self.discover(cwd).get(name).cloned())
+        Ok(self.discover(cwd).get_or_failure(name)?.cloned())
     }
 }
 

@@ -52,6 +52,12 @@ pub enum AgentBuildError {
         name: String,
         reason: String,
     },
+    /// A definition with more than one problem, or an error and warnings: every one of them
+    /// (errors first), so one run of `kigi agents validate` shows them all.
+    Problems {
+        file: Option<PathBuf>,
+        problems: Vec<Diagnostic>,
+    },
 }
 
 /// An error taken apart: where it is, and what is wrong there. Both `Display` and
@@ -105,8 +111,37 @@ impl AgentBuildError {
                 true,
                 format!("`{name}` is not a valid agent name: {reason}"),
             ),
+            Self::Problems { problems, .. } => parts(None, None, false, summarize(problems)),
         }
     }
+}
+
+/// What went wrong in a file, on one line (the file itself is said once, before):
+/// ``2 errors: field `a`: …; field `b`: … (and 1 warning; …)``.
+fn summarize(problems: &[Diagnostic]) -> String {
+    let errors: Vec<String> = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .map(|p| {
+            let line = p.line.map(|l| format!("line {l}: ")).unwrap_or_default();
+            let field = p
+                .field
+                .as_ref()
+                .map(|f| format!("field `{f}`: "))
+                .unwrap_or_default();
+            format!("{line}{field}{}", p.message)
+        })
+        .collect();
+    let warnings = problems.len() - errors.len();
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let mut out = format!("{}: {}", plural(errors.len(), "error"), errors.join("; "));
+    if warnings > 0 {
+        out.push_str(&format!(
+            " (and {}; `kigi agents validate` lists them)",
+            plural(warnings, "warning")
+        ));
+    }
+    out
 }
 
 impl std::fmt::Display for AgentBuildError {
@@ -128,10 +163,41 @@ impl AgentBuildError {
             | Self::MissingField { file, .. }
             | Self::UnknownToolOverride { file, .. }
             | Self::MiniJinjaError { file, .. }
-            | Self::InvalidName { file, .. } => file.as_deref(),
+            | Self::InvalidName { file, .. }
+            | Self::Problems { file, .. } => file.as_deref(),
             Self::IoError { path, .. } => Some(path),
             Self::Unreadable { source } => Some(source.path()),
         }
+    }
+
+    /// Every problem this error stands for, as diagnostics (one, unless it is
+    /// [`AgentBuildError::Problems`]).
+    pub fn to_diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            Self::Problems { problems, .. } => problems.clone(),
+            other => vec![other.to_diagnostic()],
+        }
+    }
+
+    /// Every problem of a definition that failed, as one error: the error itself when it is
+    /// alone, else [`AgentBuildError::Problems`] with the warnings after the errors.
+    pub(crate) fn from_problems(
+        file: Option<&std::path::Path>,
+        mut errors: Vec<AgentBuildError>,
+        warnings: Vec<Diagnostic>,
+    ) -> Option<Self> {
+        if errors.len() == 1 && warnings.is_empty() {
+            return errors.pop();
+        }
+        if errors.is_empty() {
+            return None;
+        }
+        let mut problems: Vec<Diagnostic> = errors.iter().flat_map(Self::to_diagnostics).collect();
+        problems.extend(warnings);
+        Some(Self::Problems {
+            file: file.map(std::path::Path::to_path_buf),
+            problems,
+        })
     }
 
     /// This error as an error-severity diagnostic (how discovery reports a skipped file).

@@ -1,6 +1,10 @@
 //! A typed reader over one YAML mapping of frontmatter. It hands out fields by their camelCase
 //! key (accepting the snake_case spelling too, with a warning), turns wrong types into
-//! `ParseError`s that name the field, and reports every key nobody asked for as a warning.
+//! `ParseError`s that name the field, and reports every key nobody asked for as a warning
+//! (with the nearest key it did ask for).
+//!
+//! The rule: one bad field does not hide the next. Readers wrapped in [`Fields::keep`] record
+//! their error and read as absent, so a file's every problem is reported in one run.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,6 +13,7 @@ use serde_yaml_ng::{Mapping, Value};
 
 use crate::diagnostic::Diagnostic;
 use crate::error::AgentBuildError;
+use crate::suggest::did_you_mean;
 
 /// Reads the fields of one mapping. Nested objects get their own reader with a dotted prefix.
 #[derive(Debug)]
@@ -17,6 +22,10 @@ pub(crate) struct Fields<'a> {
     prefix: String,
     entries: Vec<(String, Value)>,
     pub(crate) warnings: Vec<Diagnostic>,
+    /// Fields that could not be read (see [`Fields::keep`]).
+    errors: Vec<AgentBuildError>,
+    /// Every key asked for, for "did you mean" on unknown ones.
+    asked: Vec<String>,
 }
 
 /// `maxTurns` → `max_turns`.
@@ -70,7 +79,29 @@ impl<'a> Fields<'a> {
             prefix: prefix.to_owned(),
             entries,
             warnings: Vec::new(),
+            errors: Vec::new(),
+            asked: Vec::new(),
         }
+    }
+
+    /// Runs `read`; a failure is recorded (and reported with the others when reading ends)
+    /// and the field reads as absent.
+    pub(crate) fn keep<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Result<Option<T>, AgentBuildError>,
+    ) -> Option<T> {
+        match read(self) {
+            Ok(value) => value,
+            Err(error) => {
+                self.errors.push(error);
+                None
+            }
+        }
+    }
+
+    /// Records a failure found outside a reader.
+    pub(crate) fn record(&mut self, error: AgentBuildError) {
+        self.errors.push(error);
     }
 
     pub(crate) fn file(&self) -> Option<&'a Path> {
@@ -101,6 +132,9 @@ impl<'a> Fields<'a> {
 
     /// Removes and returns `key` (or its snake_case spelling). A null value reads as absent.
     pub(crate) fn take(&mut self, key: &str) -> Option<Value> {
+        if !self.asked.iter().any(|k| k == key) {
+            self.asked.push(key.to_owned());
+        }
         let value = if let Some(i) = self.entries.iter().position(|(k, _)| k == key) {
             self.entries.remove(i).1
         } else {
@@ -229,22 +263,31 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// Merges a nested reader's warnings and its unknown keys into this one.
-    pub(crate) fn absorb(&mut self, nested: Fields<'_>) {
+    /// Merges a nested reader's errors, warnings and unknown keys into this one.
+    pub(crate) fn absorb(&mut self, mut nested: Fields<'_>) {
+        self.errors.append(&mut nested.errors);
         self.warnings.extend(nested.finish());
     }
 
-    /// Ends reading: every key nobody took becomes an "ignored" warning.
+    /// Ends reading: every key nobody took becomes an "ignored" warning. Recorded errors are
+    /// dropped; readers that keep them end with [`Fields::finish_with_errors`].
     pub(crate) fn finish(mut self) -> Vec<Diagnostic> {
         for (key, _) in std::mem::take(&mut self.entries) {
             let field = self.path(&key);
+            let hint = did_you_mean(&key, self.asked.iter().map(String::as_str));
             self.warnings.push(Diagnostic::warning(
                 self.file,
                 Some(&field),
-                "unknown key, ignored",
+                format!("unknown key, ignored{hint}"),
             ));
         }
         self.warnings
+    }
+
+    /// Ends reading: the warnings, and every error [`Fields::keep`] recorded, in order.
+    pub(crate) fn finish_with_errors(mut self) -> (Vec<Diagnostic>, Vec<AgentBuildError>) {
+        let errors = std::mem::take(&mut self.errors);
+        (self.finish(), errors)
     }
 }
 
@@ -280,6 +323,38 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "<inline definition>: field `bash.timeoutSecs`: expected a non-negative number, found `soon`"
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_names_the_nearest_key_that_was_asked_for() {
+        let mut f = fields("permisionMode: plan\nzzz: 1\n");
+        assert_eq!(f.string("permissionMode").unwrap(), None);
+        let messages: Vec<_> = f.finish().into_iter().map(|w| w.message).collect();
+        assert_eq!(
+            messages,
+            [
+                "unknown key, ignored; did you mean `permissionMode`?",
+                "unknown key, ignored"
+            ]
+        );
+    }
+
+    #[test]
+    fn kept_readers_record_every_error_and_read_on() {
+        let mut f = fields("maxTurns: many\nbackground: perhaps\ncolor: red\n");
+        assert_eq!(f.keep(|f| f.u32("maxTurns")), None);
+        assert_eq!(f.keep(|f| f.bool("background")), None);
+        assert_eq!(f.keep(|f| f.string("color")).as_deref(), Some("red"));
+        let (warnings, errors) = f.finish_with_errors();
+        assert!(warnings.is_empty());
+        let errors: Vec<_> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            [
+                "<inline definition>: field `maxTurns`: expected a whole number, found `many`",
+                "<inline definition>: field `background`: expected true or false, found `perhaps`",
+            ]
         );
     }
 

@@ -14,6 +14,7 @@ use serde_yaml_ng::Value;
 use crate::diagnostic::Diagnostic;
 use crate::error::AgentBuildError;
 use crate::fields::{Fields, describe, scalar_text};
+use crate::suggest::nearest;
 
 /// A tool list as written, before names are resolved.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -141,7 +142,10 @@ pub(crate) fn resolve_names(
                 }
             }
             AliasResolution::Unknown(name) => {
-                warn(format!("`{name}` is not a kigi tool; left out"));
+                let hint = tool_suggestion(&name, catalog)
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                warn(format!("`{name}` is not a kigi tool; left out{hint}"));
                 None
             }
         };
@@ -152,4 +156,33 @@ pub(crate) fn resolve_names(
         }
     }
     out
+}
+
+/// Claude Code's tool names, as its users write them: what a mistyped name in an agent file
+/// written for it most likely meant. Only those kigi maps are suggested.
+const CLAUDE_CODE_TOOLS: &[&str] = &[
+    "Read",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "Glob",
+    "Grep",
+    "Bash",
+    "LS",
+    "TodoWrite",
+    "Task",
+    "BashOutput",
+    "KillShell",
+];
+
+/// The tool name nearest to a mistyped one: kigi's names and Claude Code's (`Reed` → `Read`).
+fn tool_suggestion<'a>(written: &str, catalog: &'a ToolCatalog) -> Option<&'a str> {
+    let canonical = catalog.specs().iter().map(|spec| spec.name.as_ref());
+    let mapped = CLAUDE_CODE_TOOLS.iter().copied().filter(|name| {
+        matches!(
+            resolve_tool_name(name, catalog),
+            AliasResolution::Alias { .. } | AliasResolution::Canonical(_)
+        )
+    });
+    nearest(written, canonical.chain(mapped))
 }

@@ -112,7 +112,7 @@ pub fn resolve_tools(
 }
 
 /// `pattern` with `*` (any run) and `?` (one character) matching all of `name`.
-fn wildcard_match(pattern: &str, name: &str) -> bool {
+pub(crate) fn wildcard_match(pattern: &str, name: &str) -> bool {
     let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
     // matches[j]: pattern[..i] matches name[..j], row by row.
     let mut matches = vec![false; n.len() + 1];

@@ -89,7 +89,7 @@ impl Discovery {
                     path: path.to_path_buf(),
                     name: None,
                     status: FileStatus::Error,
-                    diagnostics: vec![err.to_diagnostic()],
+                    diagnostics: err.to_diagnostics(),
                 };
             }
         };
@@ -116,7 +116,7 @@ impl Discovery {
         let built = builder.build();
         let diagnostics = match built {
             Ok(agent) => agent.diagnostics,
-            Err(err) => vec![err.to_diagnostic()],
+            Err(err) => err.to_diagnostics(),
         };
         let status = match diagnostics.iter().map(|d| d.severity).max() {
             None => FileStatus::Ok,

@@ -73,7 +73,7 @@ struct Cli {
     /// Carry on session ID.
     #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
     resume: Option<String>,
-    /// Carry on the newest session started in this folder.
+    /// Carry on the session used last in this folder.
     #[arg(long = "continue")]
     continue_last: bool,
     /// With no model endpoint configured, run the offline demo on the bundled scripted model
@@ -102,6 +102,9 @@ fn parse_sandbox_mode(value: &str) -> Result<kigi_tools::sandbox::SandboxMode, S
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Serve the Agent Client Protocol on stdin/stdout for editors (Zed, JetBrains, Neovim):
+    /// every editor session is a kigi session in the folder the editor names.
+    Acp,
     /// List, show, validate and create agent definitions.
     #[command(subcommand)]
     Agents(AgentsCommand),
@@ -141,6 +144,9 @@ enum Command {
     Worktree(WorktreeCommand),
     /// Run one prompt template over the items of a file, one subagent per item (no main agent).
     Swarm(commands::swarm::SwarmOptions),
+    /// Ask the model to survey this repository and write its AGENTS.md (read-only survey;
+    /// kigi writes the file, never over an existing one without --force).
+    Init(commands::init::InitOptions),
     /// Sessions on disk.
     #[command(subcommand)]
     Sessions(SessionsCommand),
@@ -152,6 +158,9 @@ enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
+    /// MCP servers: list them (connected, with their status), show one's tools, add, remove.
+    #[command(subcommand)]
+    Mcp(McpCommand),
     /// Hooks: the user's commands at each step of every agent (Claude Code compatible).
     #[command(subcommand)]
     Hooks(HooksCommand),
@@ -180,6 +189,46 @@ enum Command {
         /// List the trusted folders.
         #[arg(long)]
         list: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum McpCommand {
+    /// Every server a session here starts: source, transport, status after connecting.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// One server's tools (with kinds), resources and prompts.
+    Get {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a server: `kigi mcp add NAME -- COMMAND ARGS…`, or `--transport http NAME URL`.
+    Add {
+        name: String,
+        /// stdio (default) or http.
+        #[arg(long, default_value = "stdio", value_parser = ["stdio", "http"])]
+        transport: String,
+        /// An environment variable for a stdio server, KEY=VALUE (repeatable).
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// A header for an HTTP server, "Name: value" (repeatable).
+        #[arg(long = "header", value_name = "NAME: VALUE")]
+        headers: Vec<String>,
+        /// user ($KIGI_HOME/config.toml) or project (.kigi/mcp.toml).
+        #[arg(long, value_enum, default_value = "user")]
+        scope: commands::mcp::McpScope,
+        /// The command and its arguments (after `--`), or the URL.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        target: Vec<String>,
+    },
+    /// Remove a server from the user's or the project's file.
+    Remove {
+        name: String,
+        #[arg(long, value_enum, default_value = "user")]
+        scope: commands::mcp::McpScope,
     },
 }
 
@@ -239,7 +288,7 @@ impl OverlayCommand {
 
 #[derive(Debug, Subcommand)]
 enum SessionsCommand {
-    /// Every session, newest first.
+    /// Every session, the one used last first.
     List {
         /// Print JSON.
         #[arg(long)]
@@ -392,6 +441,9 @@ fn main() -> ExitCode {
             flag_rules,
             cli.sandbox,
         ),
+        Command::Init(options) => {
+            commands::init::run(options, &model_flags, flag_rules, cli.sandbox)
+        }
         Command::Sessions(SessionsCommand::List { json }) => commands::sessions::list(json),
         Command::Sessions(SessionsCommand::Show { id, agent, json }) => {
             commands::sessions::show(&id, agent.as_deref(), json)
@@ -404,6 +456,24 @@ fn main() -> ExitCode {
             command: Some(ModelsCommand::Ping),
             json,
         } => commands::models::ping(&model_flags, json),
+        Command::Mcp(McpCommand::List { json }) => commands::mcp::list(json),
+        Command::Mcp(McpCommand::Get { name, json }) => commands::mcp::get(&name, json),
+        Command::Mcp(McpCommand::Add {
+            name,
+            transport,
+            env,
+            headers,
+            scope,
+            target,
+        }) => commands::mcp::add(commands::mcp::AddArgs {
+            name,
+            scope,
+            http: transport == "http",
+            env,
+            headers,
+            target,
+        }),
+        Command::Mcp(McpCommand::Remove { name, scope }) => commands::mcp::remove(&name, scope),
         Command::Hooks(HooksCommand::List { agent, json }) => {
             commands::hooks::list(agent.as_deref(), json)
         }
@@ -418,6 +488,13 @@ fn main() -> ExitCode {
         }
         Command::Agents(AgentsCommand::New { name, user }) => commands::agents::new(&name, user),
         Command::Trust { path, revoke, list } => commands::trust::run(path, revoke, list),
+        Command::Acp => commands::acp::run(kigi_acp::AcpOptions {
+            agent: commands::acp::agent_choice(cli.agent, cli.agent_file),
+            model: model_flags,
+            permission_mode: cli.permission_mode,
+            rules: flag_rules,
+            sandbox: cli.sandbox,
+        }),
     };
     report(result)
 }

@@ -83,7 +83,7 @@ fn untrusted_kigi_md_does_not_replace_the_built_in_until_trusted() {
         let show = repo.stdout(&["agents", "show", "kigi", "--prompt"]);
         assert_eq!(prompt_of(&show), prompt_of(&built_in), "{dir}");
         assert!(show.contains("scope:           built-in"), "{show}");
-        assert!(show.contains("permission mode: Default"), "{show}");
+        assert!(show.contains("permission mode: default"), "{show}");
         let notice = format!("`{dir}/kigi.md` would replace the built-in `kigi`; ignored");
         assert!(show.contains(&notice), "{show}");
         assert!(show.contains("(run `kigi trust "), "{show}");
@@ -135,7 +135,7 @@ fn untrusted_kigi_md_does_not_replace_the_built_in_until_trusted() {
             "{show}"
         );
         assert!(
-            show.contains("permission mode: BypassPermissions"),
+            show.contains("permission mode: bypassPermissions"),
             "{show}"
         );
         assert!(!show.contains("would replace"), "{show}");

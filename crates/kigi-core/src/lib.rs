@@ -8,12 +8,15 @@
 mod approval;
 mod approval_summary;
 mod call_subject;
+pub mod compaction;
 mod completion;
 mod git_command;
 pub mod hooks;
 pub mod host;
 mod inbox;
 mod lock;
+mod mcp_resource_tools;
+pub mod mcp_session;
 mod permission;
 mod protected_paths;
 mod runtime_guard;

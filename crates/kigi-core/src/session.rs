@@ -26,6 +26,7 @@ use crate::token_budget::TokenBudget;
 use crate::tool_runtime::ToolRuntime;
 use crate::transcript::{messages_from, push_result};
 
+mod session_compaction;
 mod session_hooks;
 
 /// Model requests per user turn when the definition sets no `maxTurns`.
@@ -46,6 +47,10 @@ pub struct SessionSetup {
     /// Text a person sent while a turn runs (`HostCommand::Steer`): the model reads it as a
     /// user message at its next step.
     pub steer: Option<Arc<MessageQueue>>,
+    /// When the conversation is compacted.
+    pub compaction: crate::compaction::CompactionPolicy,
+    /// Set by `HostCommand::Compact`: the next turn compacts before its first request.
+    pub compact_requested: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// A running session. Opened only by the session host (and, for children, its coordinator).
@@ -56,6 +61,10 @@ pub struct Session {
     events: AgentEmitter,
     /// What the last turn did, also when it failed (its steps, calls and tokens so far).
     last_turn: TurnSummary,
+    /// The provider's token count at the last response (compaction's measure).
+    context_mark: Option<crate::compaction::ContextMark>,
+    /// Messages already estimated, and their tokens (when the provider gives no count).
+    estimate_cache: (usize, u64),
 }
 
 impl std::fmt::Debug for Session {
@@ -165,6 +174,8 @@ impl Session {
             writer,
             events,
             last_turn: TurnSummary::default(),
+            context_mark: None,
+            estimate_cache: (0, 0),
         };
         let start = session.writer.start_event(
             &session.setup.agent_name,
@@ -191,6 +202,8 @@ impl Session {
                 writer,
                 events,
                 last_turn: TurnSummary::default(),
+                context_mark: None,
+                estimate_cache: (0, 0),
             },
             loaded.warnings,
         ))
@@ -219,6 +232,11 @@ impl Session {
     /// The model client this session talks to.
     pub fn client(&self) -> &ModelClient {
         &self.setup.client
+    }
+
+    /// The session's MCP servers, when it has any.
+    pub fn mcp_session(&self) -> Option<std::sync::Arc<crate::mcp_session::SessionMcp>> {
+        self.setup.runtime.mcp_session().cloned()
     }
 
     /// The tools' shared state (background tasks, todo list).
@@ -313,10 +331,45 @@ impl Session {
                 };
                 return Err(self.fail(error, &summary));
             }
+            for report in self.setup.runtime.sync_mcp().await {
+                self.emit(SessionEvent::Error {
+                    code: ErrorCode::McpServerUnavailable,
+                    message: report,
+                })?;
+            }
+            let manual = self
+                .setup
+                .compact_requested
+                .as_ref()
+                .is_some_and(|flag| flag.swap(false, std::sync::atomic::Ordering::SeqCst));
+            if manual || self.wants_compaction() {
+                let trigger = if manual { "manual" } else { "auto" };
+                if let Err(error) = self.compact(trigger, cancel).await {
+                    return Err(self.fail(error, &summary));
+                }
+            }
             let response = match self.request(cancel).await {
                 Ok(response) => response,
+                // Too long for the provider after all: compact once, then send again.
+                Err(TurnError::Model(error)) if error.class() == ErrorClass::ContextLength => {
+                    let retried = match self.compact("context_length", cancel).await {
+                        Ok(true) => self.request(cancel).await,
+                        Ok(false) => Err(TurnError::Model(error)),
+                        Err(compact_error) => Err(compact_error),
+                    };
+                    match retried {
+                        Ok(response) => response,
+                        Err(error) => return Err(self.fail(error, &summary)),
+                    }
+                }
                 Err(error) => return Err(self.fail(error, &summary)),
             };
+            self.context_mark = Some(crate::compaction::ContextMark {
+                input_tokens: response.usage.input_tokens,
+                output_tokens: response.usage.output_tokens,
+                // The answer is not in the conversation yet: these are the messages sent.
+                messages: self.messages.len(),
+            });
             summary.usage.input_tokens += response.usage.input_tokens;
             summary.usage.output_tokens += response.usage.output_tokens;
             summary.usage.cached_input_tokens += response.usage.cached_input_tokens;

@@ -3,10 +3,17 @@
 //!
 //! The rule: loading never loses what a crash did not touch. A torn or corrupt line is
 //! skipped with a warning naming its line number; every other line still loads.
+//!
+//! A session's last use is its transcript's modification time, which kigi sets itself from
+//! the fine-grained clock on every open and append (file systems stamp writes with a coarse
+//! one), strictly increasing within a process. Listings and `--continue` order by it, so
+//! sessions started within one second still come out in the order they were used.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kigi_protocol::SessionEvent;
 
@@ -57,6 +64,8 @@ impl LoadedSession {
 pub struct SessionSummary {
     pub id: String,
     pub started: String,
+    /// When the session was last written (RFC 3339, milliseconds).
+    pub last_used: String,
     pub agent: String,
     pub cwd: String,
     pub first_prompt: String,
@@ -118,6 +127,7 @@ impl SessionStore {
         let lock = SessionLock::acquire(&dir, id)?;
         let mut writer = create_writer(path, id, MAIN_AGENT)?;
         writer._lock = Some(lock);
+        writer.mark_used();
         Ok(writer)
     }
 
@@ -175,16 +185,15 @@ impl SessionStore {
         {
             file.write_all(b"\n").map_err(io(&path))?;
         }
-        Ok((
-            loaded,
-            SessionWriter {
-                session_id: id.to_owned(),
-                agent_id: MAIN_AGENT.to_owned(),
-                path,
-                file,
-                _lock: Some(lock),
-            },
-        ))
+        let writer = SessionWriter {
+            session_id: id.to_owned(),
+            agent_id: MAIN_AGENT.to_owned(),
+            path,
+            file,
+            _lock: Some(lock),
+        };
+        writer.mark_used();
+        Ok((loaded, writer))
     }
 
     /// Reads session `id`.
@@ -199,7 +208,7 @@ impl SessionStore {
         load(&path)
     }
 
-    /// The newest session started in `cwd`, if any.
+    /// The session last used in `cwd`, if any.
     pub fn latest_in(&self, cwd: &Path) -> Result<Option<String>, StoreError> {
         let here = cwd.display().to_string();
         Ok(self
@@ -209,29 +218,67 @@ impl SessionStore {
             .map(|s| s.id))
     }
 
-    /// Every session, newest first.
+    /// Every session, the last used first.
     pub fn list(&self) -> Result<Vec<SessionSummary>, StoreError> {
         let entries = match std::fs::read_dir(&self.root) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(io(&self.root)(e)),
         };
-        let mut ids: Vec<String> = entries
+        let ids: Vec<String> = entries
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|name| is_session_id(name))
             .collect();
-        ids.sort_unstable_by(|a, b| b.cmp(a));
-        let mut summaries = Vec::new();
+        let mut used: Vec<(SystemTime, Summarized)> = Vec::new();
         for id in ids {
-            let Ok(loaded) = self.load(&id) else { continue };
-            summaries.push(summarize(&id, &loaded));
+            let Ok(path) = self.wire_path(&id) else {
+                continue;
+            };
+            let Ok(loaded) = load(&path) else { continue };
+            let last_used = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .unwrap_or(UNIX_EPOCH);
+            used.push((last_used, summarize(&id, &loaded, last_used)));
         }
-        Ok(summaries)
+        // Equal times (a coarse file system) fall back to the last record's time, then the id.
+        used.sort_by(|(a_time, a), (b_time, b)| {
+            b_time
+                .cmp(a_time)
+                .then_with(|| b.last_record.cmp(&a.last_record))
+                .then_with(|| b.summary.id.cmp(&a.summary.id))
+        });
+        Ok(used.into_iter().map(|(_, s)| s.summary).collect())
     }
 }
 
-fn summarize(id: &str, loaded: &LoadedSession) -> SessionSummary {
+/// A summary with what ordering needs beside it.
+#[derive(Debug)]
+struct Summarized {
+    summary: SessionSummary,
+    last_record: String,
+}
+
+/// A time after every stamp this process made before: the fine-grained clock, moved on by a
+/// nanosecond when it has not advanced (or went back) since the last call.
+fn use_stamp() -> SystemTime {
+    static LAST_NANOS: AtomicU64 = AtomicU64::new(0);
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+        .unwrap_or(0);
+    let mut previous = LAST_NANOS.load(Ordering::Relaxed);
+    loop {
+        let next = now.max(previous.saturating_add(1));
+        match LAST_NANOS.compare_exchange_weak(previous, next, Ordering::Relaxed, Ordering::Relaxed)
+        {
+            Ok(_) => return UNIX_EPOCH + Duration::from_nanos(next),
+            Err(seen) => previous = seen,
+        }
+    }
+}
+
+fn summarize(id: &str, loaded: &LoadedSession, last_used: SystemTime) -> Summarized {
     let mut summary = SessionSummary {
         id: id.to_owned(),
         started: loaded
@@ -239,6 +286,8 @@ fn summarize(id: &str, loaded: &LoadedSession) -> SessionSummary {
             .first()
             .map(|e| e.timestamp.clone())
             .unwrap_or_default(),
+        last_used: chrono::DateTime::<chrono::Utc>::from(last_used)
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         agent: String::new(),
         cwd: String::new(),
         first_prompt: String::new(),
@@ -257,7 +306,14 @@ fn summarize(id: &str, loaded: &LoadedSession) -> SessionSummary {
             _ => {}
         }
     }
-    summary
+    Summarized {
+        summary,
+        last_record: loaded
+            .events
+            .last()
+            .map(|e| e.timestamp.clone())
+            .unwrap_or_default(),
+    }
 }
 
 /// Creates a transcript file (never over an existing one) and its folder.
@@ -348,6 +404,86 @@ impl SessionWriter {
         self.file
             .write_all(line.as_bytes())
             .map_err(io(&self.path))?;
-        self.file.flush().map_err(io(&self.path))
+        self.file.flush().map_err(io(&self.path))?;
+        if self.agent_id == MAIN_AGENT {
+            self.mark_used();
+        }
+        Ok(())
+    }
+
+    /// Stamps the transcript as used now (see the module doc). Best effort: a file system
+    /// that keeps no such time costs only the order of listings, never the record.
+    fn mark_used(&self) {
+        let _ = self.file.set_modified(use_stamp());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+
+    fn start(store: &SessionStore, id: &str, cwd: &Path) -> SessionWriter {
+        let mut writer = store.create(id).unwrap();
+        let event = writer.start_event("default", "m", cwd);
+        writer.append(&event).unwrap();
+        writer
+    }
+
+    #[test]
+    fn sessions_of_one_second_are_listed_and_continued_by_last_use_not_by_id() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path().join("sessions"));
+        let cwd = tmp.path().join("project");
+        // One second, random suffixes in the opposite order to the starts.
+        let ids = [
+            "20261130-124501-ffffff",
+            "20261130-124501-888888",
+            "20261130-124501-000000",
+        ];
+        for id in ids {
+            drop(start(&store, id, &cwd));
+        }
+        let order = |store: &SessionStore| -> Vec<String> {
+            store.list().unwrap().into_iter().map(|s| s.id).collect()
+        };
+        assert_eq!(order(&store), [ids[2], ids[1], ids[0]]);
+        let (_, mut again) = store.reopen(ids[1]).unwrap();
+        again
+            .append(&SessionEvent::UserMessage {
+                text: "more".into(),
+            })
+            .unwrap();
+        drop(again);
+        assert_eq!(order(&store), [ids[1], ids[2], ids[0]]);
+        assert_eq!(store.latest_in(&cwd).unwrap().as_deref(), Some(ids[1]));
+        // Opening a session is a use too, before anything is written.
+        drop(store.reopen(ids[0]).unwrap());
+        assert_eq!(store.latest_in(&cwd).unwrap().as_deref(), Some(ids[0]));
+        assert_eq!(
+            store.latest_in(&tmp.path().join("elsewhere")).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn use_stamps_strictly_increase_within_a_process() {
+        let stamps: Vec<SystemTime> = (0..1000).map(|_| use_stamp()).collect();
+        assert!(stamps.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn a_listing_names_when_each_session_was_last_used() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(tmp.path().join("sessions"));
+        drop(start(&store, "20261130-124501-1a2b3c", tmp.path()));
+        let listed = store.list().unwrap();
+        let used = chrono::DateTime::parse_from_rfc3339(&listed[0].last_used).unwrap();
+        let age = chrono::Utc::now().signed_duration_since(used);
+        assert!(
+            age >= chrono::TimeDelta::zero() && age < chrono::TimeDelta::hours(1),
+            "{age}"
+        );
     }
 }

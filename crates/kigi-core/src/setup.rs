@@ -42,6 +42,8 @@ impl SessionSetup {
             token_budget: Default::default(),
             inbox: None,
             steer: None,
+            compaction: Default::default(),
+            compact_requested: None,
         }
     }
 }

@@ -33,6 +33,7 @@ use crate::runtime_guard::RuntimeGuard;
 use crate::shared_mode::SharedMode;
 
 mod call_guards;
+mod mcp_tools;
 mod tool_hooks;
 
 /// How one call ended.
@@ -67,6 +68,8 @@ pub struct ToolRuntime {
     guard: RuntimeGuard,
     /// The agent's hooks (PreToolUse, PostToolUse, Notification).
     hooks: Option<Hooks>,
+    /// The session's MCP servers, and which of their tools this agent may have.
+    mcp: Option<mcp_tools::McpLink>,
 }
 
 /// A call that passed the checks.
@@ -113,6 +116,7 @@ impl ToolRuntime {
             kigi_home: None,
             guard: RuntimeGuard::default(),
             hooks: None,
+            mcp: None,
         }
     }
 
@@ -242,7 +246,11 @@ impl ToolRuntime {
             version: TOOL_META_VERSION,
             name: tool.model_name.clone(),
             kind: tool.kind,
-            namespace: ToolNamespace::Kigi,
+            namespace: if tool.name.starts_with("mcp__") {
+                ToolNamespace::Mcp
+            } else {
+                ToolNamespace::Kigi
+            },
             label: spec.map_or("Unknown", |s| &*s.label).to_owned(),
             read_only: tool.read_only,
             input,

@@ -61,6 +61,18 @@ pub fn messages_from<'a>(events: impl IntoIterator<Item = &'a SessionEvent>) -> 
                     },
                 );
             }
+            SessionEvent::Compaction {
+                summary,
+                kept_messages,
+                ..
+            } => {
+                close_pending(&mut messages, &mut pending);
+                let keep = (*kept_messages as usize).min(messages.len());
+                let kept = messages.split_off(messages.len() - keep);
+                messages.clear();
+                messages.push(crate::compaction::summary_message(summary));
+                messages.extend(kept);
+            }
             _ => {}
         }
     }

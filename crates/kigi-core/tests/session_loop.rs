@@ -817,3 +817,199 @@ async fn a_front_end_switches_the_permission_mode_from_the_next_call_on() {
     assert_eq!(outcome[1].1, ToolStatus::Refused, "{outcome:?}");
     assert!(!fx.cwd.join("a.txt").exists());
 }
+
+/// A client of a server running `scripts` (routed by marker), its model reporting a
+/// 10,000-token window.
+async fn compacting_client(scripts: Vec<kigi_testkit::Script>) -> (ScriptedServer, ModelClient) {
+    let server = ScriptedServer::start(ScriptSet { scripts }).await.unwrap();
+    let mut endpoint = ModelEndpoint::new(Provider::OpenaiChat, server.url(), "scripted");
+    endpoint.context_window = Some(10_000);
+    let client = ModelClient::with_policy(
+        endpoint,
+        RetryPolicy {
+            initial_backoff: Duration::from_millis(1),
+            ..RetryPolicy::default()
+        },
+    )
+    .unwrap();
+    (server, client)
+}
+
+fn summarizer() -> kigi_testkit::Script {
+    kigi_testkit::Script::matching(
+        "You write the summary that replaces",
+        vec![Step::text(
+            "#after-compaction: big.txt was read three times; it holds x's.",
+        )],
+    )
+}
+
+fn after() -> kigi_testkit::Script {
+    kigi_testkit::Script::matching(
+        "#after-compaction",
+        vec![Step::text("done after compaction"); 6],
+    )
+}
+
+fn read_big(input: u64) -> Step {
+    let mut step = Step::calls(vec![("read_file", json!({"path": "big.txt"}))]);
+    step.usage = Some(kigi_testkit::ScriptedUsage {
+        input,
+        output: 10,
+        cached: 0,
+    });
+    step
+}
+
+#[tokio::test]
+async fn a_conversation_past_the_threshold_is_compacted_and_resumes_compacted() {
+    let long = kigi_testkit::Script::matching(
+        "#long",
+        vec![
+            read_big(3_000),
+            read_big(6_000),
+            read_big(9_000),
+            Step::text("never reached"),
+        ],
+    );
+    let (server, client) = compacting_client(vec![long, summarizer(), after()]).await;
+    let fx = Fixture::new(vec![]).await;
+    fx.write("big.txt", &"x".repeat(8_000));
+    let request = OpenRequest {
+        client: Some(client.clone()),
+        ..fx.setup("tools: [read_file]\n", None)
+    };
+    let mut session = fx.session(request);
+    let outcome = session
+        .run_turn("#long read it", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome.text, "done after compaction");
+    let id = session.id().to_owned();
+    session.inner.shutdown().await;
+    let events = fx.stored(&id);
+    let (summary, before, after_tokens) = events
+        .iter()
+        .find_map(|e| match e {
+            SessionEvent::Compaction {
+                summary,
+                tokens_before,
+                tokens_after,
+                ..
+            } => Some((summary.clone(), *tokens_before, *tokens_after)),
+            _ => None,
+        })
+        .expect("a compaction record");
+    assert!(summary.contains("read three times"), "{summary}");
+    assert!(after_tokens < before, "{before} -> {after_tokens}");
+    assert!(events.iter().any(
+        |e| matches!(e, SessionEvent::CompactionStarted { trigger, .. } if trigger == "auto")
+    ));
+    // The request after the compaction is smaller than the last one before it, and carries
+    // the summary instead of the older reads.
+    let all = server.requests();
+    let at = all
+        .iter()
+        .position(|r| r.script.as_deref() == Some("You write the summary that replaces"))
+        .unwrap();
+    let last_before = all[at - 1].body["messages"].to_string();
+    let first_after = all[at + 1].body["messages"].to_string();
+    println!(
+        "compaction: about {before} -> {after_tokens} tokens; the request before it had {} chars of messages, the first after it {} chars",
+        last_before.len(),
+        first_after.len()
+    );
+    // Two reads were in the conversation when it compacted; the request after carries one
+    // (the kept step) and the summary instead of the other.
+    let read = "x".repeat(8_000);
+    assert_eq!(last_before.matches(&read).count(), 1);
+    assert_eq!(first_after.matches(&read).count(), 1);
+    assert!(first_after.contains("read three times"));
+    // A resume carries on from the compacted conversation, not the whole one.
+    let rebuilt = messages_from(events.iter());
+    assert!(rebuilt[0].text().contains("read three times"));
+    assert!(rebuilt.len() < 8, "{}", rebuilt.len());
+    let resumed = OpenRequest {
+        client: Some(client),
+        start: SessionStart::Resume(id),
+        ..fx.setup("tools: [read_file]\n", None)
+    };
+    let mut resumed = fx.session(resumed);
+    resumed
+        .run_turn("go on", &CancellationToken::new())
+        .await
+        .unwrap();
+    let sent = server.requests().last().unwrap().body["messages"].clone();
+    assert!(
+        sent[1]["content"].to_string().contains("read three times"),
+        "{sent}"
+    );
+    assert!(sent.to_string().matches(&read).count() <= 1, "{sent}");
+}
+
+#[tokio::test]
+async fn a_context_length_error_compacts_once_and_the_request_succeeds() {
+    let mut refused = Step::text("unused");
+    refused = refused.after_faults(vec![Fault::Status {
+        status: 400,
+        retry_after_ms: None,
+        code: Some("context_length_exceeded".into()),
+        message: Some("maximum context length exceeded".into()),
+    }]);
+    let ctx = kigi_testkit::Script::matching("#ctx", vec![read_big(100), read_big(200), refused]);
+    let (server, client) = compacting_client(vec![ctx, summarizer(), after()]).await;
+    let fx = Fixture::new(vec![]).await;
+    fx.write("big.txt", &"x".repeat(8_000));
+    let request = OpenRequest {
+        client: Some(client),
+        ..fx.setup("tools: [read_file]\n", None)
+    };
+    let mut session = fx.session(request);
+    let outcome = session
+        .run_turn("#ctx read it", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome.text, "done after compaction");
+    let events = fx.stored(session.id());
+    assert!(events.iter().any(|e| matches!(e, SessionEvent::CompactionStarted { trigger, .. } if trigger == "context_length")));
+    assert_eq!(
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.script.as_deref() == Some("You write the summary that replaces"))
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn compact_from_a_front_end_compacts_before_the_next_turn() {
+    let two = kigi_testkit::Script::matching("#two", vec![read_big(100), Step::text("one")]);
+    let (_server, client) = compacting_client(vec![two, summarizer(), after()]).await;
+    let fx = Fixture::new(vec![]).await;
+    fx.write("big.txt", &"x".repeat(8_000));
+    let request = OpenRequest {
+        client: Some(client),
+        ..fx.setup("tools: [read_file]\n", None)
+    };
+    let mut session = fx.session(request);
+    let first = session
+        .run_turn("#two read it", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(first.text, "one");
+    session
+        .inner
+        .control()
+        .submit(HostCommand::Compact)
+        .unwrap();
+    let second = session
+        .run_turn("and now?", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(second.text, "done after compaction");
+    let events = fx.stored(session.id());
+    assert!(events.iter().any(
+        |e| matches!(e, SessionEvent::CompactionStarted { trigger, .. } if trigger == "manual")
+    ));
+}

@@ -119,6 +119,10 @@ fn parse_server_map(map: &Map<String, Value>, origin: &str) -> Result<ParsedServ
         })?;
         parsed.servers.push((name.clone(), config));
     }
+    // By name, whatever order the JSON map keeps (serde_json's `preserve_order` may be on in
+    // a workspace build): the same file always gives the same list.
+    parsed.servers.sort_by(|a, b| a.0.cmp(&b.0));
+    parsed.warnings.sort();
     Ok(parsed)
 }
 

@@ -3,14 +3,14 @@
 //!
 //! The rule: the adapter never decides whether the tool may run (the runtime does, from
 //! `kind` and `read_only`, before calling); it only runs the call and turns what came back, or
-//! why nothing did, into the runtime's result. Its `execute` has the exact signature of
-//! `kigi_tools::Tool::execute`, so implementing the trait is a move once the trait can take a
-//! spec owned by the tool (see the crate docs).
+//! why nothing did, into the runtime's result. It is a `kigi_tools::Tool` owning its spec, so
+//! the session registers it beside the built-ins.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use kigi_protocol::{CanonicalToolMeta, TOOL_META_VERSION, ToolKind, ToolNamespace};
-use kigi_tools::{ToolContext, ToolError, ToolFuture, ToolOutput};
+use kigi_tools::{Tool, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -25,15 +25,31 @@ pub struct McpTool {
     name: String,
     info: McpToolInfo,
     connection: Arc<McpConnection>,
+    /// What the runtime reads: the model-facing name is also the canonical one.
+    spec: ToolSpec,
 }
 
 impl McpTool {
     /// `name` is the model-facing name (from [`crate::unique_tool_names`]).
     pub fn new(name: String, info: McpToolInfo, connection: Arc<McpConnection>) -> Self {
+        let description = if info.description.is_empty() {
+            info.title.clone().unwrap_or_default()
+        } else {
+            info.description.clone()
+        };
+        let spec = ToolSpec {
+            name: Cow::Owned(name.clone()),
+            kind: info.kind.kind,
+            description: Cow::Owned(description),
+            read_only: info.kind.read_only,
+            label: Cow::Owned(name.clone()),
+            input_keys: &[],
+        };
         Self {
             name,
             info,
             connection,
+            spec,
         }
     }
 
@@ -106,7 +122,7 @@ impl McpTool {
     /// Runs the call as a kigi tool: the result's text (failed when `isError`); a protocol
     /// failure or timeout is a failed output the model can read; a cancelled call or arguments
     /// that are not an object are [`ToolError`]s.
-    pub fn execute<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a> {
+    pub fn run<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             match self.call(arguments, &context.cancel).await {
                 Ok(result) => Ok(result.into_tool_output()),
@@ -120,5 +136,19 @@ impl McpTool {
                 Err(other) => Ok(ToolOutput::error(other.to_string())),
             }
         })
+    }
+}
+
+impl Tool for McpTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn parameters(&self) -> Value {
+        McpTool::parameters(self)
+    }
+
+    fn execute<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a> {
+        self.run(arguments, context)
     }
 }

@@ -6,6 +6,7 @@
 
 mod common;
 
+use kigi_tools::Tool as _;
 use std::time::Duration;
 
 use common::{HttpServer, connect, stdio_config};

@@ -36,13 +36,15 @@ pub enum ErrorCode {
     TaskEmptyAgentReceipt,
     /// A user's hook stopped the turn (a blocked prompt, `continue: false`).
     HookBlocked,
+    /// An MCP server failed to start or needs the folder trusted; its tools are absent.
+    McpServerUnavailable,
     /// A code this version does not know, kept as written.
     Other(String),
 }
 
 impl ErrorCode {
     /// Every known code with its text.
-    const KNOWN: [(ErrorCode, &'static str); 13] = [
+    const KNOWN: [(ErrorCode, &'static str); 14] = [
         (Self::ModelRateLimited, "model.rate_limited"),
         (Self::ModelContextLength, "model.context_length"),
         (Self::ModelUnavailable, "model.unavailable"),
@@ -59,6 +61,7 @@ impl ErrorCode {
         (Self::TaskTimeout, "task.timeout"),
         (Self::TaskEmptyAgentReceipt, "task.empty_agent_receipt"),
         (Self::HookBlocked, "hook.blocked"),
+        (Self::McpServerUnavailable, "mcp.server_unavailable"),
     ];
 
     /// The code's text.

@@ -24,6 +24,8 @@ pub enum HostCommand {
     /// `dontAsk`, `bypassPermissions`) from its next tool call on; children started later
     /// derive theirs from it.
     SetPermissionMode { mode: String },
+    /// Compacts the conversation before the next turn's first request (`/compact`).
+    Compact,
     /// Cancels everything and closes the session; its event stream ends.
     Shutdown,
 }

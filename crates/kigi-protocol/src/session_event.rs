@@ -89,6 +89,21 @@ pub enum SessionEvent {
         code: ErrorCode,
         message: String,
     },
+    /// The conversation is about to be compacted (`trigger`: `auto`, `manual`, or
+    /// `context_length` after a provider refused it as too long).
+    CompactionStarted {
+        trigger: String,
+        /// The estimated tokens of the next request, before.
+        tokens: u64,
+    },
+    /// The older part of the conversation was replaced by `summary`; the last `kept_messages`
+    /// messages stay as they were. A resume rebuilds the conversation from here.
+    Compaction {
+        summary: String,
+        kept_messages: u32,
+        tokens_before: u64,
+        tokens_after: u64,
+    },
     /// One of the user's hook commands ran (Claude Code's hook events).
     HookRun {
         /// `PreToolUse`, `Stop`, …

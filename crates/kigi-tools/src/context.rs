@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::builtin::todo_write::TodoItem;
+use crate::editor_files::EditorFiles;
 use crate::path_resolution::resolve_path;
 use crate::sandbox::SandboxPolicy;
 use crate::secret_paths::SecretPaths;
@@ -47,6 +48,9 @@ pub struct ToolContext {
     pub secrets: SecretPaths,
     /// The sandbox shell commands and background tasks run in.
     pub sandbox: SandboxPolicy,
+    /// When set, `read_file`, `write_file` and `search_replace` read and write through the
+    /// editor kigi runs in (after judging the path as always).
+    pub editor_files: Option<Arc<dyn EditorFiles>>,
 }
 
 impl ToolContext {
@@ -62,6 +66,7 @@ impl ToolContext {
             write_root: None,
             secrets: SecretPaths::default(),
             sandbox: SandboxPolicy::full_access(),
+            editor_files: None,
         }
     }
 

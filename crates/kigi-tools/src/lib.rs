@@ -12,6 +12,7 @@ mod capability_mode;
 mod catalog;
 mod clamp;
 mod context;
+mod editor_files;
 mod overrides;
 pub mod path_resolution;
 pub mod process_group;
@@ -28,6 +29,7 @@ pub use capability_mode::{CapabilityMode, UnknownCapabilityMode};
 pub use catalog::{ToolCatalog, ToolSpec, built_in_spec};
 pub use clamp::{MODEL_OUTPUT_CHARS, clamp_head_tail};
 pub use context::{BashLimits, ToolContext};
+pub use editor_files::{EditorFileError, EditorFiles, EditorFuture};
 pub use overrides::{canonical_arguments, rename_schema};
 pub use registry::ToolRegistry;
 pub use sandbox::{

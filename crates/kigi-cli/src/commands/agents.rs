@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kigi_agent::{
-    AgentBuilder, DiscoveredAgent, FileStatus, KigiPaths, ModelChoice, ProjectLayout, Severity,
-    create_agent_file,
+    AgentBuilder, DiscoveredAgent, FileStatus, KigiPaths, ModelChoice, ProjectLayout, PromptMode,
+    Severity, create_agent_file,
 };
 use serde_json::json;
 
@@ -103,7 +103,11 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
 
 pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<ExitCode> {
     let (cwd, discovery) = context()?;
-    let Some(agent) = discovery.by_name_in_cwd(name, &cwd)? else {
+    // A file meant to define `name` that failed to load is named with its error.
+    let found = discovery
+        .by_name_in_cwd(name, &cwd)
+        .map_err(|e| anyhow::anyhow!("agent `{}`: {}", safe(name), safe(&e.to_string())))?;
+    let Some(agent) = found else {
         let names = discovery.discover(&cwd);
         anyhow::bail!(
             "no agent named `{}`; available: {}",
@@ -143,8 +147,13 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
         effective => effective.to_string(),
     };
     writeln!(text, "model:           {model}")?;
-    writeln!(text, "prompt mode:     {:?}", def.prompt_mode)?;
-    writeln!(text, "permission mode: {:?}", def.permission_mode)?;
+    let prompt_mode = match def.prompt_mode {
+        PromptMode::Extend => "extend",
+        PromptMode::Full => "full",
+    };
+    writeln!(text, "prompt mode:     {prompt_mode}")?;
+    // The spelling `--permission-mode` and `permissionMode:` take.
+    writeln!(text, "permission mode: {}", def.permission_mode.spelling())?;
     if let Some(mode) = def.capability_mode {
         writeln!(text, "capability mode: {mode}")?;
     }
@@ -244,13 +253,61 @@ pub fn validate(paths: &[PathBuf], as_json: bool) -> anyhow::Result<ExitCode> {
 }
 
 pub fn new(name: &str, user: bool) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let dir = if user {
         KigiPaths::from_env().agents_dir()
     } else {
-        let cwd = std::env::current_dir().context("cannot read the working directory")?;
         ProjectLayout::locate(&cwd).root.join(".kigi/agents")
     };
     let path = create_agent_file(&dir, name)?;
     outln!("created {}", path.display());
+    warn_of_other_definitions(name, &path, &cwd);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says on stderr which other definition of `name` the new file at `path` shadows, or is
+/// shadowed by (only one definition of a name runs).
+fn warn_of_other_definitions(name: &str, path: &std::path::Path, cwd: &std::path::Path) {
+    // Discovery that cannot be configured still created the file; it only cannot compare.
+    let Ok((_, discovery)) = context() else {
+        return;
+    };
+    let report = discovery.discover(cwd);
+    let is_new = |a: &DiscoveredAgent| a.definition.source.as_deref() == Some(path);
+    let warning = if let Some(refused) = report
+        .shadowed
+        .iter()
+        .find(|s| s.ignored_untrusted && is_new(&s.agent))
+    {
+        format!(
+            "`{name}` is the name of {}; this file is ignored until the folder is trusted (kigi trust)",
+            refused.shadowed_by
+        )
+    } else {
+        let definitions = report.definitions_named(name);
+        let others: Vec<String> = definitions
+            .iter()
+            .filter(|a| !is_new(a))
+            .map(|a| describe_definition(a))
+            .collect();
+        match definitions.first() {
+            _ if others.is_empty() => return,
+            Some(winner) if is_new(winner) => {
+                format!("`{name}` now shadows {}", others.join(", "))
+            }
+            _ => format!(
+                "`{name}` is shadowed by {}, which runs instead of this file",
+                others.first().map(String::as_str).unwrap_or_default()
+            ),
+        }
+    };
+    errln!("kigi: warning: {}", safe(&warning));
+}
+
+/// `the built-in agent` or `the project agent in PATH`.
+fn describe_definition(agent: &DiscoveredAgent) -> String {
+    match &agent.definition.source {
+        None => "the built-in agent".to_owned(),
+        Some(path) => format!("the {} agent in {}", agent.scope.as_str(), path.display()),
+    }
 }

@@ -1,9 +1,13 @@
 //! One module per subcommand family.
 
+pub mod acp;
 pub mod agents;
 pub mod config;
 pub mod demo;
 pub mod hooks;
+pub mod init;
+pub mod mcp;
+mod mcp_config_edit;
 pub mod models;
 pub mod overlays;
 pub mod permissions;

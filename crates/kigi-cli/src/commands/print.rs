@@ -170,7 +170,7 @@ pub async fn run_session(
 
 /// Runs `work` while showing the session's events as they arrive, and, when the view is
 /// live (a terminal), redrawing its status line.
-async fn showing_events<T>(
+pub(super) async fn showing_events<T>(
     events: &mut EventStream,
     view: &mut EventView,
     work: impl std::future::Future<Output = T>,

@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 
 use kigi_core::subagent::SubagentResult;
 use kigi_core::{TurnError, TurnSummary};
+use kigi_protocol::ErrorCode;
 use kigi_protocol::{HostEvent, HostEventBody, SessionEvent};
 use serde_json::json;
 
@@ -45,6 +46,15 @@ impl EventView {
             && event.is_main()
         {
             self.model = Some(model.clone());
+        }
+        // A server kigi could not start is said once on stderr, whatever the format (stream-json
+        // also carries the event itself).
+        if let HostEventBody::Session(SessionEvent::Error {
+            code: ErrorCode::McpServerUnavailable,
+            message,
+        }) = &event.body
+        {
+            errln!("kigi: {}", crate::terminal_text::safe_for_terminal(message));
         }
         match self.format {
             OutputFormat::StreamJson => show_json_line(event),

@@ -14,7 +14,7 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
     if as_json {
         let rows: Vec<_> = sessions
             .iter()
-            .map(|s| json!({"id": s.id, "started": s.started, "agent": s.agent, "cwd": s.cwd, "first_prompt": s.first_prompt, "turns": s.turns}))
+            .map(|s| json!({"id": s.id, "started": s.started, "last_used": s.last_used, "agent": s.agent, "cwd": s.cwd, "first_prompt": s.first_prompt, "turns": s.turns}))
             .collect();
         outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
@@ -22,9 +22,15 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
     if sessions.is_empty() {
         outln!("no sessions in {}", store.root().display());
     }
+    // The last used first, as `--continue` picks them.
     for s in sessions {
+        let used = s
+            .last_used
+            .get(..16)
+            .unwrap_or(&s.last_used)
+            .replace('T', " ");
         outln!(
-            "{}  {:<16} {:>3} turn(s)  {}  {}",
+            "{}  {used}  {:<16} {:>3} turn(s)  {}  {}",
             s.id,
             s.agent,
             s.turns,
@@ -140,6 +146,17 @@ pub fn show(id: &str, agent: Option<&str>, as_json: bool) -> anyhow::Result<Exit
                 } else {
                     format!(": {message}")
                 }
+            )),
+            SessionEvent::CompactionStarted { trigger, tokens } => say(format!(
+                "[{time}]   compacting ({trigger}, about {tokens} tokens)"
+            )),
+            SessionEvent::Compaction {
+                kept_messages,
+                tokens_before,
+                tokens_after,
+                ..
+            } => say(format!(
+                "[{time}]   compacted: about {tokens_before} → {tokens_after} tokens, {kept_messages} recent message(s) kept"
             )),
             SessionEvent::TextDelta { .. } | SessionEvent::ThinkingDelta { .. } => {}
         }

@@ -32,6 +32,7 @@ pub fn activity_label(event: &SessionEvent) -> Option<String> {
             ))
         }
         SessionEvent::Retrying { attempt, .. } => Some(format!("Retrying ({attempt})")),
+        SessionEvent::CompactionStarted { .. } => Some("Compacting".to_owned()),
         _ => None,
     }
 }

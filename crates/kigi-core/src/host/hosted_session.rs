@@ -45,6 +45,8 @@ pub(super) struct Controls {
     pub start_source: &'static str,
     /// The main agent's permission mode, which `SetPermissionMode` switches.
     pub mode: crate::shared_mode::SharedMode,
+    /// Set by `Compact`; the session reads it at its next request.
+    pub compact: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The turn in flight (or next), under one lock so an interrupt and the end of a turn
@@ -124,6 +126,10 @@ impl SessionControl {
                 let parsed = kigi_agent::PermissionMode::parse(&mode)
                     .ok_or(HostError::UnknownPermissionMode { mode })?;
                 self.shared.controls.mode.set(parsed);
+                Ok(())
+            }
+            HostCommand::Compact => {
+                self.shared.controls.compact.store(true, Ordering::SeqCst);
                 Ok(())
             }
             HostCommand::Shutdown => {
@@ -337,6 +343,9 @@ async fn run(
     orders.close();
     if let Err(error) = session.end_hooks("shutdown").await {
         tracing::warn!(%error, "SessionEnd hooks");
+    }
+    if let Some(mcp) = session.mcp_session() {
+        mcp.shutdown().await;
     }
     drop(session);
 }

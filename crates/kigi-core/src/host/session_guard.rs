@@ -52,6 +52,42 @@ impl SessionHost {
         Ok((rules, hooks, project.notices))
     }
 
+    /// Starts the MCP servers of a session in `cwd` running `agent` (the user's, the
+    /// project's when trusted, the agent's own, then `extra` from the front end); `None` when
+    /// there are none. Returns what to say about entries that cannot be used.
+    pub fn start_mcp(
+        &self,
+        cwd: &Path,
+        agent: Option<&kigi_agent::Agent>,
+        extra: Vec<(String, kigi_mcp::McpServerConfig)>,
+    ) -> Result<(Option<Arc<crate::mcp_session::SessionMcp>>, Vec<String>), HostError> {
+        let layout = ProjectLayout::locate(cwd);
+        let trusted = self.discovery().trust.is_trusted(&layout.root);
+        let inline = agent.and_then(|a| {
+            a.definition
+                .mcp_servers
+                .as_ref()
+                .map(|v| (a.name.as_str(), v))
+        });
+        let (mut entries, notes) = kigi_agent::session_mcp_servers(
+            self.user_mcp_servers(),
+            &layout.root,
+            trusted,
+            inline,
+        )?;
+        for (name, config) in extra {
+            entries.retain(|entry| entry.name != name);
+            entries.push(kigi_mcp::McpServerEntry {
+                name,
+                config,
+                source: kigi_mcp::McpSource::User,
+                trusted: true,
+            });
+        }
+        let env = self.env_lookup();
+        Ok((crate::mcp_session::SessionMcp::start(entries, &*env), notes))
+    }
+
     /// The guard of a session in `cwd`, and the notices to show when it starts.
     pub(super) fn guard_for(
         &self,

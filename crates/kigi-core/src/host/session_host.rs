@@ -73,6 +73,9 @@ pub struct OpenRequest {
     pub rules: PermissionRules,
     /// `--sandbox`: overrides `[sandbox] mode`.
     pub sandbox: Option<SandboxMode>,
+    /// MCP servers the front end names for this session (an editor's `session/new`), started
+    /// beside the configured ones, as the user's own.
+    pub mcp_servers: Vec<(String, kigi_mcp::McpServerConfig)>,
 }
 
 impl OpenRequest {
@@ -89,6 +92,7 @@ impl OpenRequest {
             registry: None,
             rules: PermissionRules::default(),
             sandbox: None,
+            mcp_servers: Vec::new(),
         }
     }
 }
@@ -121,6 +125,10 @@ pub struct SessionHost {
     sandbox: SandboxConfig,
     /// `[hooks]` of `config.toml`.
     user_hooks: kigi_agent::hooks::HookSet,
+    /// `[compaction]` of `config.toml`.
+    compaction: crate::compaction::CompactionPolicy,
+    /// `[mcp_servers]` of `config.toml`.
+    mcp_servers: std::collections::BTreeMap<String, kigi_mcp::McpServerConfig>,
     /// What the machine offers the sandbox, when told rather than probed.
     sandbox_support: Option<SandboxSupport>,
 }
@@ -148,6 +156,8 @@ impl SessionHost {
             user_rules,
             sandbox: SandboxConfig::default(),
             user_hooks: kigi_agent::hooks::HookSet::default(),
+            mcp_servers: Default::default(),
+            compaction: Default::default(),
             sandbox_support: None,
         }
     }
@@ -170,6 +180,13 @@ impl SessionHost {
         host.user_rules.extend(configured);
         host.sandbox = loaded.config.sandbox;
         host.user_hooks = user_hooks;
+        host.mcp_servers = loaded.config.mcp_servers;
+        host.compaction = crate::compaction::CompactionPolicy {
+            enabled: loaded.config.compaction.enabled,
+            threshold: loaded.config.compaction.threshold,
+            keep_recent_turns: loaded.config.compaction.keep_recent_turns,
+            default_context_window: loaded.config.compaction.default_context_window,
+        };
         Ok(host)
     }
 
@@ -196,6 +213,18 @@ impl SessionHost {
         self.sandbox_support
             .as_ref()
             .unwrap_or_else(|| kigi_tools::sandbox::sandbox_support())
+    }
+
+    /// How this host reads environment variables (API keys, `${VAR}` in MCP entries).
+    pub fn env_lookup(&self) -> EnvLookup {
+        Arc::clone(&self.env)
+    }
+
+    /// `[mcp_servers]` of `config.toml`.
+    pub fn user_mcp_servers(
+        &self,
+    ) -> &std::collections::BTreeMap<String, kigi_mcp::McpServerConfig> {
+        &self.mcp_servers
     }
 
     /// `[hooks]` of `config.toml`.
@@ -238,6 +267,7 @@ impl SessionHost {
             registry,
             rules,
             sandbox,
+            mcp_servers,
         } = request;
         let resume_id = match start {
             SessionStart::New => None,
@@ -289,6 +319,15 @@ impl SessionHost {
         if let Some(hooks) = hooks {
             setup.runtime.set_hooks(hooks);
         }
+        let (mcp, mcp_notes) = self.start_mcp(&cwd, Some(&agent), mcp_servers)?;
+        rule_notices.extend(mcp_notes);
+        if let Some(mcp) = &mcp {
+            let admits = agent.clone();
+            setup.runtime.attach_mcp(
+                Arc::clone(mcp),
+                Arc::new(move |tool: &kigi_mcp::McpTool| admits.admits_mcp_tool(tool.name())),
+            );
+        }
         // Cancelling `cancel` (shutdown) stops the turn and every child through one token.
         let coordinator = Coordinator::new(CoordinatorSetup {
             session_id: session_id.clone(),
@@ -305,9 +344,18 @@ impl SessionHost {
             events: main.clone(),
             approvals: broker.clone(),
             guard,
+            compaction: self.compaction,
+            mcp: setup
+                .runtime
+                .mcp_session()
+                .cloned()
+                .zip(setup.runtime.mcp_admission()),
         });
         let mut setup = setup.with_coordinator(&coordinator);
         let main_mode = setup.runtime.shared_mode().clone();
+        let compact = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        setup.compact_requested = Some(Arc::clone(&compact));
+        setup.compaction = self.compaction;
         let steer = Arc::new(crate::inbox::MessageQueue::default());
         setup.steer = Some(Arc::clone(&steer));
         let (session, mut warnings) = match &resume_id {
@@ -344,6 +392,7 @@ impl SessionHost {
                     "startup"
                 },
                 mode: main_mode,
+                compact,
             },
         ))
     }
@@ -390,6 +439,8 @@ impl SessionHost {
             events: AgentEmitter::main(sink.clone()),
             approvals: None,
             guard,
+            compaction: self.compaction,
+            mcp: None,
         });
         Ok(HostedSwarm::new(
             session_id,

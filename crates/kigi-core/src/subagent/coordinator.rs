@@ -69,6 +69,14 @@ pub(crate) struct CoordinatorSetup {
     pub approvals: Option<Arc<ApprovalBroker>>,
     /// The session's guard, which every child runs under unchanged.
     pub guard: crate::runtime_guard::RuntimeGuard,
+    /// When a child compacts (each with its own model's window).
+    pub compaction: crate::compaction::CompactionPolicy,
+    /// The session's MCP servers and the parent's admission of their tools: a child gets
+    /// only tools its parent could have.
+    pub mcp: Option<(
+        std::sync::Arc<crate::mcp_session::SessionMcp>,
+        crate::mcp_session::McpAdmission,
+    )>,
 }
 
 /// What a spawn returned to the tool.

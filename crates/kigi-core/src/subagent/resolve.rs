@@ -192,6 +192,18 @@ impl Coordinator {
             setup.runtime.set_write_root(&worktree.path);
         }
         self.child_hooks(&mut setup, &agent, id, &cwd).await;
+        if let Some((mcp, parent_admits)) = &self.setup.mcp {
+            let (parent_admits, child) = (std::sync::Arc::clone(parent_admits), agent.clone());
+            setup.runtime.attach_mcp(
+                std::sync::Arc::clone(mcp),
+                std::sync::Arc::new(move |tool: &kigi_mcp::McpTool| {
+                    parent_admits(tool)
+                        && child.admits_mcp_tool(tool.name())
+                        && capability.is_none_or(|mode| mode.allows(tool.kind()))
+                }),
+            );
+        }
+        setup.compaction = self.setup.compaction;
         setup.token_budget = TokenBudget {
             own: self.setup.discovery.subagents.max_tokens_per_child,
             tree: self.tree.clone(),

@@ -53,6 +53,15 @@ impl Tool for ReadFile {
             if let Some(refusal) = context.secrets.refusal(&path, &shown) {
                 return Ok(ToolOutput::error(refusal));
             }
+            if let Some(editor) = &context.editor_files {
+                return Ok(match editor.read_text(&path).await {
+                    Ok(text) if text.as_bytes()[..text.len().min(SNIFF_BYTES)].contains(&0) => {
+                        ToolOutput::error(format!("{shown} is a binary file; not shown"))
+                    }
+                    Ok(text) => render(&text, &shown, &args),
+                    Err(e) => ToolOutput::error(format!("cannot read {shown}: {e}")),
+                });
+            }
             super::blocking("read_file", move || read(&path, &shown, &args)).await
         })
     }
@@ -90,7 +99,11 @@ fn read(path: &std::path::Path, shown: &str, args: &Args) -> ToolOutput {
             bytes.len()
         ));
     }
-    let text = String::from_utf8_lossy(&bytes);
+    render(&String::from_utf8_lossy(&bytes), shown, args)
+}
+
+/// The lines asked for, numbered, with a note when more remain.
+fn render(text: &str, shown: &str, args: &Args) -> ToolOutput {
     let total = text.lines().count();
     let first = args.offset.unwrap_or(1).max(1);
     let limit = args.limit.unwrap_or(DEFAULT_LINES).max(1);

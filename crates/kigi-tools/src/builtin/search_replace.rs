@@ -49,18 +49,26 @@ impl Tool for SearchReplace {
             if let Some(refusal) = context.secrets.refusal(&path, &shown) {
                 return Ok(ToolOutput::error(refusal));
             }
+            if let Some(editor) = &context.editor_files {
+                let text = match editor.read_text(&path).await {
+                    Ok(text) => text,
+                    Err(e) => return Ok(ToolOutput::error(format!("cannot read {shown}: {e}"))),
+                };
+                let (updated, count) = match replaced(&text, &shown, &args) {
+                    Ok(done) => done,
+                    Err(refusal) => return Ok(refusal),
+                };
+                return Ok(match editor.write_text(&path, updated).await {
+                    Ok(()) => replaced_report(count, &shown),
+                    Err(e) => ToolOutput::error(format!("cannot write {shown}: {e}")),
+                });
+            }
             super::blocking("search_replace", move || edit(&path, &shown, &args)).await
         })
     }
 }
 
 fn edit(path: &Path, shown: &str, args: &Args) -> ToolOutput {
-    if args.old_string.is_empty() {
-        return ToolOutput::error("old_string is empty; use write_file to create a file");
-    }
-    if args.old_string == args.new_string {
-        return ToolOutput::error("old_string and new_string are the same; nothing to change");
-    }
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         return ToolOutput::error(format!(
             "{shown} is not a regular file (a FIFO, socket or device); not edited"
@@ -70,27 +78,45 @@ fn edit(path: &Path, shown: &str, args: &Args) -> ToolOutput {
         Ok(text) => text,
         Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
     };
-    let count = text.matches(&args.old_string).count();
-    let updated = match (count, args.replace_all) {
-        (0, _) => {
-            return ToolOutput::error(format!(
-                "old_string was not found in {shown}; read the file and copy the text exactly, whitespace included"
-            ));
-        }
-        (1, _) | (_, true) => text.replace(&args.old_string, &args.new_string),
-        (n, false) => {
-            return ToolOutput::error(format!(
-                "old_string occurs {n} times in {shown}; add surrounding lines to make it unique, or set replace_all"
-            ));
-        }
+    let (updated, count) = match replaced(&text, shown, args) {
+        Ok(done) => done,
+        Err(refusal) => return refusal,
     };
     match write_atomically(path, updated.as_bytes()) {
-        Ok(()) => ToolOutput::ok(format!(
-            "replaced {count} occurrence{} in {shown}",
-            if count == 1 { "" } else { "s" }
-        )),
+        Ok(()) => replaced_report(count, shown),
         Err(e) => ToolOutput::error(format!("cannot write {shown}: {e}")),
     }
+}
+
+/// `text` with the edit made, and how many occurrences it replaced; or why it was not made.
+fn replaced(text: &str, shown: &str, args: &Args) -> Result<(String, usize), ToolOutput> {
+    if args.old_string.is_empty() {
+        return Err(ToolOutput::error(
+            "old_string is empty; use write_file to create a file",
+        ));
+    }
+    if args.old_string == args.new_string {
+        return Err(ToolOutput::error(
+            "old_string and new_string are the same; nothing to change",
+        ));
+    }
+    let count = text.matches(&args.old_string).count();
+    match (count, args.replace_all) {
+        (0, _) => Err(ToolOutput::error(format!(
+            "old_string was not found in {shown}; read the file and copy the text exactly, whitespace included"
+        ))),
+        (1, _) | (_, true) => Ok((text.replace(&args.old_string, &args.new_string), count)),
+        (n, false) => Err(ToolOutput::error(format!(
+            "old_string occurs {n} times in {shown}; add surrounding lines to make it unique, or set replace_all"
+        ))),
+    }
+}
+
+fn replaced_report(count: usize, shown: &str) -> ToolOutput {
+    ToolOutput::ok(format!(
+        "replaced {count} occurrence{} in {shown}",
+        if count == 1 { "" } else { "s" }
+    ))
 }
 
 /// Writes through a temporary file in the same folder and renames it over `path`, so a crash

@@ -37,6 +37,14 @@ impl Tool for WriteFile {
                 return Ok(ToolOutput::error(reason));
             }
             let shown = context.display(&path);
+            if let Some(editor) = &context.editor_files {
+                let existed = path.exists();
+                let bytes = args.content.len();
+                return Ok(match editor.write_text(&path, args.content).await {
+                    Ok(()) => written(existed, &shown, bytes),
+                    Err(e) => ToolOutput::error(format!("cannot write {shown}: {e}")),
+                });
+            }
             super::blocking("write_file", move || {
                 let existed = path.exists();
                 if let Some(parent) = path.parent()
@@ -45,15 +53,19 @@ impl Tool for WriteFile {
                     return ToolOutput::error(format!("cannot create the folder of {shown}: {e}"));
                 }
                 match super::search_replace::write_atomically(&path, args.content.as_bytes()) {
-                    Ok(()) => ToolOutput::ok(format!(
-                        "{} {shown} ({} bytes)",
-                        if existed { "overwrote" } else { "created" },
-                        args.content.len()
-                    )),
+                    Ok(()) => written(existed, &shown, args.content.len()),
                     Err(e) => ToolOutput::error(format!("cannot write {shown}: {e}")),
                 }
             })
             .await
         })
     }
+}
+
+/// What the model is told after a write.
+fn written(existed: bool, shown: &str, bytes: usize) -> ToolOutput {
+    ToolOutput::ok(format!(
+        "{} {shown} ({bytes} bytes)",
+        if existed { "overwrote" } else { "created" },
+    ))
 }

@@ -1,0 +1,41 @@
+//! `kigi acp`: kigi as an Agent Client Protocol agent on stdin and stdout, for editors (Zed's
+//! `agent_servers`, JetBrains, Neovim plugins). The protocol work is `kigi-acp`'s; this
+//! reads the flags, opens the session host and runs it.
+//!
+//! The rule: stdout is the protocol. Nothing here prints to it; warnings go to stderr and
+//! everything else to the log file (`$KIGI_HOME/logs/kigi.log`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use kigi_acp::AcpOptions;
+use kigi_core::host::AgentChoice;
+
+/// How long the exit waits for blocking work still running (a tool stuck in a system call).
+const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The agent `--agent` or `--agent-file` names.
+pub fn agent_choice(agent: Option<String>, agent_file: Option<PathBuf>) -> AgentChoice {
+    match (agent_file, agent) {
+        (Some(file), _) => AgentChoice::File(file),
+        (None, Some(name)) => AgentChoice::Named(name),
+        (None, None) => AgentChoice::Default,
+    }
+}
+
+/// Serves ACP until the editor closes stdin (or a signal ends kigi).
+pub fn run(options: AcpOptions) -> anyhow::Result<ExitCode> {
+    let host = super::session_host()?;
+    // An editor stops its agent with a signal: end the commands kigi started, then exit.
+    super::signals::on_ending_signal(|| {
+        kigi_tools::process_group::kill_all();
+        std::process::exit(143);
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let served = runtime.block_on(kigi_acp::serve_stdio(host, options));
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    served?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,98 @@
+//! The runtime's MCP tools: joined from the session's servers at each step, as far as this
+//! agent admits them, with the model-facing name as the canonical one (`mcp__server__tool`),
+//! and dropped when their server no longer offers them.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use kigi_agent::ResolvedTool;
+
+use super::ToolRuntime;
+use crate::mcp_resource_tools::{ListMcpResources, ReadMcpResource};
+use crate::mcp_session::{McpAdmission, SessionMcp, report_text};
+
+/// A runtime's link to its session's MCP servers.
+#[derive(Clone)]
+pub(crate) struct McpLink {
+    pub session: Arc<SessionMcp>,
+    pub admit: McpAdmission,
+}
+
+impl std::fmt::Debug for McpLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpLink").finish_non_exhaustive()
+    }
+}
+
+impl ToolRuntime {
+    /// Offers this agent the tools of `session`'s servers that `admit` lets through.
+    pub fn attach_mcp(&mut self, session: Arc<SessionMcp>, admit: McpAdmission) {
+        self.mcp = Some(McpLink { session, admit });
+    }
+
+    /// The session's MCP servers, when it has any.
+    pub fn mcp_session(&self) -> Option<&Arc<SessionMcp>> {
+        self.mcp.as_ref().map(|link| &link.session)
+    }
+
+    /// The admission this agent's MCP tools pass (a child's starts from it).
+    pub fn mcp_admission(&self) -> Option<McpAdmission> {
+        self.mcp.as_ref().map(|link| Arc::clone(&link.admit))
+    }
+
+    /// Brings the agent's MCP tools up to date (the first time, after waiting for the servers
+    /// to start); returns what to report about servers that failed or need trust.
+    pub async fn sync_mcp(&mut self) -> Vec<String> {
+        let Some(link) = self.mcp.clone() else {
+            return Vec::new();
+        };
+        let (tools, reports) = link.session.current().await;
+        let offered: Vec<_> = tools
+            .into_iter()
+            .filter(|tool| (link.admit)(tool))
+            .collect();
+        let names: BTreeSet<&str> = offered.iter().map(|tool| tool.name()).collect();
+        self.tools
+            .retain(|tool| !tool.name.starts_with("mcp__") || names.contains(tool.name.as_str()));
+        for tool in &offered {
+            if self.tools.iter().any(|t| t.name == tool.name()) {
+                continue;
+            }
+            self.tools.push(ResolvedTool {
+                name: tool.name().to_owned(),
+                model_name: tool.name().to_owned(),
+                kind: tool.kind(),
+                description: tool.description().to_owned(),
+                read_only: tool.read_only(),
+                param_names: Default::default(),
+            });
+            self.registry.register(Arc::new(tool.clone()));
+        }
+        // Resources of servers whose tools this agent has.
+        let servers: BTreeSet<&str> = offered.iter().map(|tool| tool.server()).collect();
+        let mut with_resources = false;
+        for connection in link.session.resource_servers().await {
+            with_resources |= servers.contains(connection.server());
+        }
+        let resource_tools: [Arc<dyn kigi_tools::Tool>; 2] = [
+            Arc::new(ListMcpResources::new(Arc::clone(&link.session))),
+            Arc::new(ReadMcpResource::new(Arc::clone(&link.session))),
+        ];
+        for tool in resource_tools {
+            let spec = tool.spec();
+            let present = self.tools.iter().any(|t| t.name == spec.name);
+            if with_resources && !present {
+                self.tools.push(ResolvedTool {
+                    name: spec.name.to_string(),
+                    model_name: spec.name.to_string(),
+                    kind: spec.kind,
+                    description: spec.description.to_string(),
+                    read_only: spec.read_only,
+                    param_names: Default::default(),
+                });
+                self.registry.register(tool);
+            }
+        }
+        reports.iter().map(report_text).collect()
+    }
+}
