@@ -68,6 +68,10 @@ mod tests {
                 for edit in ["search_replace", "write_file", "spawn_subagent"] {
                     assert!(!tools.iter().any(|t| t == edit), "{} has {edit}", def.name);
                 }
+                // Reading the web is research too (web_search only where a service is set).
+                for web in ["web_fetch", "web_search"] {
+                    assert!(tools.iter().any(|t| t == web), "{} lacks {web}", def.name);
+                }
             }
         }
     }

@@ -74,6 +74,10 @@ pub struct Config {
     pub mcp_servers: BTreeMap<String, kigi_mcp::McpServerConfig>,
     /// `[compaction]`: summarizing long conversations to fit the context window.
     pub compaction: crate::CompactionConfig,
+    /// `[web_search]`: the search service `web_search` uses; none, no tool.
+    pub web_search: Option<crate::WebSearchConfig>,
+    /// `[tui]`: the interactive terminal's look.
+    pub tui: crate::TuiConfig,
 }
 
 impl Config {

@@ -89,6 +89,8 @@ pub struct AgentDefinition {
     pub background: bool,
     /// `maxTurns`: a ceiling on model turns.
     pub max_turns: Option<u32>,
+    /// `compaction`: `off`, or this agent's own threshold and turns kept.
+    pub compaction: Option<crate::settings::CompactionSetting>,
     /// `mcpServers`, passed through. Dropped for untrusted project files.
     pub mcp_servers: Option<serde_json::Value>,
     /// `hooks`, passed through. Dropped for untrusted project files.
@@ -134,6 +136,7 @@ impl AgentDefinition {
             isolation: None,
             background: false,
             max_turns: None,
+            compaction: None,
             mcp_servers: None,
             hooks: None,
             color: None,

@@ -415,6 +415,14 @@ fn read_agent_settings(def: &mut AgentDefinition, fields: &mut Fields<'_>) {
     });
     def.background = fields.keep(|f| f.bool("background")).unwrap_or(false);
     def.max_turns = fields.keep(|f| f.u32("maxTurns"));
+    def.compaction = fields.keep(|f| {
+        let Some(value) = f.json("compaction")? else {
+            return Ok(None);
+        };
+        crate::settings::CompactionSetting::from_value(&value)
+            .map(Some)
+            .map_err(|message| f.error("compaction", message))
+    });
     def.mcp_servers = fields.keep(|f| f.json("mcpServers"));
     def.hooks = fields.keep(|f| f.json("hooks"));
     def.color = fields.keep(|f| f.string("color"));

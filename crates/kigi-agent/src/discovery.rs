@@ -238,6 +238,8 @@ pub struct Discovery {
     pub subagents: crate::SubagentsConfig,
     /// `[swarm]`, for the swarm engine.
     pub swarm: crate::SwarmConfig,
+    /// `[web_search]`: without it, agents have no `web_search`.
+    pub web_search: Option<crate::WebSearchConfig>,
 }
 
 impl Discovery {
@@ -250,6 +252,7 @@ impl Discovery {
             model_aliases: config.model_aliases(),
             subagents: config.subagents.clone(),
             swarm: config.swarm.clone(),
+            web_search: config.web_search.clone(),
         }
     }
 

@@ -36,6 +36,7 @@ const KNOWN_KEYS: &[&str] = &[
     "isolation",
     "background",
     "maxTurns",
+    "compaction",
     "max_turns",
     "mcpServers",
     "mcp_servers",

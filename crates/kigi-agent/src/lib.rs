@@ -46,11 +46,14 @@ mod starter;
 mod subagents_config;
 mod suggest;
 mod swarm_config;
+mod system_md;
 mod template;
 mod tool_list;
 mod toolset;
 mod trust;
+mod tui_config;
 mod validate;
+mod web_search_config;
 
 pub use agent_name::{check_path_component, derive_name, strict_name_problem};
 pub use agents_md::{AgentsMd, AgentsMdFile, DEFAULT_BUDGET_BYTES as AGENTS_MD_BUDGET_BYTES};
@@ -80,14 +83,17 @@ pub use prompt::BASE_TEMPLATE;
 pub use role::{Role, RoleSet};
 pub use sandbox_config::SandboxConfig;
 pub use settings::{
-    BashSettings, CompletionRequirement, Isolation, ModelChoice, OutputFormat, ParamNameOverrides,
-    PermissionMode, PromptMode, RetryPolicy, ToolConfig, ToolSelection,
+    BashSettings, CompactionSetting, CompletionRequirement, Isolation, ModelChoice, OutputFormat,
+    ParamNameOverrides, PermissionMode, PromptMode, RetryPolicy, ToolConfig, ToolSelection,
 };
 pub use skills::Skill;
 pub use starter::{create_agent_file, starter_definition};
 pub use subagents_config::SubagentsConfig;
 pub use swarm_config::SwarmConfig;
+pub use system_md::{SYSTEM_MD, apply_system_md};
 pub use template::PromptEnvironment;
 pub use toolset::{ResolvedTool, resolve_tools};
 pub use trust::{TrustStore, gate_untrusted, shadowing_refused};
+pub use tui_config::TuiConfig;
 pub use validate::{FileReport, FileStatus};
+pub use web_search_config::WebSearchConfig;

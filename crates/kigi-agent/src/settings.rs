@@ -181,3 +181,97 @@ pub enum ToolSelection {
 
 /// `paramNameOverrides`: tool → (canonical parameter → model-facing parameter).
 pub type ParamNameOverrides = BTreeMap<String, BTreeMap<String, String>>;
+
+/// An agent's `compaction:`: `off`, or its own threshold and turns kept.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CompactionSetting {
+    /// Never compact this agent's conversation.
+    Off,
+    /// Override the configured policy where set.
+    Policy {
+        threshold: Option<f64>,
+        keep_recent_turns: Option<u32>,
+    },
+}
+
+impl CompactionSetting {
+    /// Reads `off` / `false`, or `{threshold, keepRecentTurns}`; the error says what is wrong.
+    pub fn from_value(value: &serde_json::Value) -> Result<Self, String> {
+        use serde_json::Value;
+        match value {
+            Value::String(s) if s == "off" => Ok(Self::Off),
+            Value::Bool(false) => Ok(Self::Off),
+            Value::Object(map) => {
+                let mut threshold = None;
+                let mut keep_recent_turns = None;
+                for (key, value) in map {
+                    match key.as_str() {
+                        "threshold" => match value.as_f64() {
+                            Some(t) if t > 0.0 && t <= 1.0 => threshold = Some(t),
+                            _ => {
+                                return Err(format!(
+                                    "threshold must be a share of the window above 0 and at most 1, not {value}"
+                                ));
+                            }
+                        },
+                        "keepRecentTurns" | "keep_recent_turns" => {
+                            match value.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                                Some(n) => keep_recent_turns = Some(n),
+                                None => {
+                                    return Err(format!(
+                                        "keepRecentTurns must be a whole number, not {value}"
+                                    ));
+                                }
+                            }
+                        }
+                        other => {
+                            return Err(format!(
+                                "unknown key `{other}` (expected threshold, keepRecentTurns)"
+                            ));
+                        }
+                    }
+                }
+                Ok(Self::Policy {
+                    threshold,
+                    keep_recent_turns,
+                })
+            }
+            other => Err(format!(
+                "expected `off` or {{threshold, keepRecentTurns}}, not {other}"
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod compaction_setting_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn compaction_reads_off_or_a_policy_and_names_what_is_wrong() {
+        assert_eq!(
+            CompactionSetting::from_value(&json!("off")),
+            Ok(CompactionSetting::Off)
+        );
+        assert_eq!(
+            CompactionSetting::from_value(&json!({"threshold": 0.5, "keepRecentTurns": 3})),
+            Ok(CompactionSetting::Policy {
+                threshold: Some(0.5),
+                keep_recent_turns: Some(3)
+            })
+        );
+        assert!(
+            CompactionSetting::from_value(&json!({"threshold": 2}))
+                .unwrap_err()
+                .contains("threshold")
+        );
+        assert!(
+            CompactionSetting::from_value(&json!({"keep": 2}))
+                .unwrap_err()
+                .contains("`keep`")
+        );
+        assert!(CompactionSetting::from_value(&json!("sometimes")).is_err());
+    }
+}

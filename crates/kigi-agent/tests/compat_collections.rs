@@ -152,14 +152,19 @@ fn foreign_tool_names_are_mapped_dropped_or_kept_never_widened() {
     let def = load("foreign-tools.md");
     assert_eq!(
         def.tools,
-        only(&["read_file", "mcp__github__create_issue", "mcp__db__*"])
+        only(&[
+            "read_file",
+            "web_fetch",
+            "web_search",
+            "mcp__github__create_issue",
+            "mcp__db__*"
+        ])
     );
     let messages: Vec<_> = def.warnings.iter().map(|w| w.message.as_str()).collect();
     assert_eq!(
         messages,
         vec![
-            "`WebFetch` has no kigi equivalent; left out",
-            "`WebSearch` has no kigi equivalent; left out",
+            "`NotebookEdit` has no kigi equivalent; left out",
             "`Bash(git status)`: kigi cannot restrict a tool by its arguments; left out",
         ]
     );

@@ -84,6 +84,9 @@ struct Cli {
     /// cancelled (and their transcripts say so). By default `-p` waits for them.
     #[arg(long)]
     no_wait: bool,
+    /// Open the interactive terminal and send this first prompt (without -p).
+    #[arg(value_name = "PROMPT")]
+    prompt: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -362,6 +365,10 @@ fn main() -> ExitCode {
         };
     let command = match (cli.command, cli.print) {
         (Some(command), None) => command,
+        (None, Some(_)) if cli.prompt.is_some() => {
+            errln!("kigi: a prompt goes after -p (`kigi -p \"PROMPT\"`), not beside it");
+            return ExitCode::from(2);
+        }
         (None, Some(prompt)) => {
             let arg = commands::prompt_input::PromptArg::from_flag(prompt);
             let prompt = match commands::prompt_input::resolve(arg) {
@@ -392,10 +399,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         (None, None) => {
-            errln!(
-                "kigi: the interactive terminal is not built yet; run one turn with `kigi -p \"PROMPT\"`, or try `kigi demo` (see `kigi --help`)"
-            );
-            return ExitCode::from(2);
+            let args = commands::tui::TuiArgs {
+                prompt: cli.prompt,
+                agent: cli.agent,
+                agent_file: cli.agent_file,
+                permission_mode: cli.permission_mode,
+                resume: cli.resume,
+                continue_last: cli.continue_last,
+                model: model_flags,
+                rules: flag_rules,
+                sandbox: cli.sandbox,
+            };
+            return report(commands::tui::run(args));
         }
     };
     if cli.output_format.is_some() && !matches!(command, Command::Demo { .. } | Command::Swarm(_)) {
@@ -527,6 +542,18 @@ mod tests {
             .map(|arg| arg.get_id().to_string())
             .collect();
         assert_eq!(silent, Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_bare_word_is_the_terminal_prompt_unless_it_names_a_subcommand() {
+        let cli = Cli::try_parse_from(["kigi", "fix the parser"]).unwrap();
+        assert_eq!(cli.prompt.as_deref(), Some("fix the parser"));
+        assert!(cli.command.is_none() && cli.print.is_none());
+        let cli = Cli::try_parse_from(["kigi", "demo"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Demo { .. })) && cli.prompt.is_none());
+        let cli = Cli::try_parse_from(["kigi", "-p", "hello"]).unwrap();
+        assert_eq!(cli.print, Some(Some("hello".to_owned())));
+        assert!(cli.prompt.is_none());
     }
 
     #[test]

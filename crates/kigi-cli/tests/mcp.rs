@@ -73,7 +73,14 @@ fn the_model_calls_an_mcp_servers_tools_and_reads_their_results() {
         Step::text("done"),
     ]);
     config(&env, &everything_config());
-    let out = env.kigi(&["-p", "use the server", "--output-format", "json"]);
+    let out = env.kigi(&[
+        "-p",
+        "use the server",
+        "--output-format",
+        "json",
+        "--allowedTools",
+        "mcp__everything__*",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let first = &env.server().requests()[0].body;
     let tools = offered(first);
@@ -142,7 +149,14 @@ fn a_crashing_server_and_one_that_never_answers_leave_the_session_working() {
             everything_config()
         ),
     );
-    let out = env.kigi(&["-p", "go", "--output-format", "json"]);
+    let out = env.kigi(&[
+        "-p",
+        "go",
+        "--output-format",
+        "json",
+        "--allowedTools",
+        "mcp__everything",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(tool_results(&env)[0].contains("Echo: still here"));
     let said = stderr(&out);
@@ -365,11 +379,24 @@ fn a_server_over_streamable_http_serves_the_model_too() {
         &env,
         &format!("[mcp_servers.web]\nurl = \"{}\"\n", server.url),
     );
-    let out = env.kigi(&["-p", "add them"]);
+    let out = env.kigi(&["-p", "add them", "--allowedTools", "mcp__web__get-sum"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         tool_results(&env)[0].contains("42"),
         "{:?}",
         tool_results(&env)
     );
+}
+
+#[test]
+fn a_servers_read_only_hint_does_not_skip_the_ask() {
+    let env = Env::new(vec![
+        Step::calls(vec![("mcp__everything__echo", json!({"message": "x"}))]),
+        Step::text("done"),
+    ]);
+    config(&env, &everything_config());
+    let out = env.kigi(&["-p", "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = tool_results(&env);
+    assert!(results[0].contains("was not run"), "{results:?}");
 }

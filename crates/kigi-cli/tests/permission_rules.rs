@@ -223,3 +223,17 @@ fn a_tool_denied_outright_is_not_offered_and_permissions_lists_every_rule_with_i
         stderr(&out)
     );
 }
+
+#[test]
+fn a_command_writing_an_instruction_file_needs_a_person_whatever_the_rules() {
+    let env = commands(&["echo planted > AGENTS.md", "echo fine > notes.txt"]);
+    let out = env.kigi(&["-p", "go", "--allowedTools", "Bash(echo:*) Edit"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!env.repo.join("AGENTS.md").exists());
+    assert!(env.repo.join("notes.txt").exists());
+    let results = tool_results(&env);
+    assert!(
+        results[0].contains("kigi reads for its instructions"),
+        "{results:?}"
+    );
+}

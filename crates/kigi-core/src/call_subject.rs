@@ -5,7 +5,7 @@
 use kigi_agent::ResolvedTool;
 use kigi_agent::permissions::{CallInput, CallSubject, ShellParts, reads_files};
 use kigi_protocol::ToolKind;
-use kigi_tools::ToolContext;
+use kigi_tools::{ToolContext, url_rule_host};
 use serde_json::Value;
 
 /// The subject of a call to `tool` with (canonical) `arguments`.
@@ -37,7 +37,7 @@ pub fn call_subject<'a>(
             Some(agent) => CallInput::Agent(agent.to_owned()),
             None => CallInput::Nothing,
         },
-        ToolKind::WebFetch => match text("url").and_then(url_host) {
+        ToolKind::WebFetch => match text("url").and_then(url_rule_host) {
             Some(host) => CallInput::Host(host),
             None => CallInput::Nothing,
         },
@@ -50,34 +50,37 @@ pub fn call_subject<'a>(
     }
 }
 
-/// The host of an `http(s)` URL, lowercased, without port or credentials.
-fn url_host(url: &str) -> Option<String> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit('@').next()?;
-    let host = if let Some(bracketed) = host_port.strip_prefix('[') {
-        bracketed.split(']').next()?
-    } else {
-        host_port.split(':').next()?
-    };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_url_host_drops_scheme_credentials_port_and_path() {
+        let host = |url: &str| url_rule_host(url);
         assert_eq!(
-            url_host("https://Docs.Example.com:8443/a?b").as_deref(),
+            host("https://Docs.Example.com:8443/a?b").as_deref(),
             Some("docs.example.com")
         );
         assert_eq!(
-            url_host("http://user:pw@example.com/x").as_deref(),
+            host("http://user:pw@example.com/x").as_deref(),
             Some("example.com")
         );
-        assert_eq!(url_host("http://[::1]:80/").as_deref(), Some("::1"));
-        assert_eq!(url_host("example.com"), None);
+        assert_eq!(host("http://[::1]:80/").as_deref(), Some("::1"));
+        assert_eq!(host("example.com"), None);
+    }
+
+    #[test]
+    fn a_url_host_is_the_one_the_fetch_reaches() {
+        // A backslash ends the authority for http(s): the fetch goes to evil.com, so a rule
+        // about example.com must not judge it.
+        assert_eq!(
+            url_rule_host("http://evil.com\\@example.com/").as_deref(),
+            Some("evil.com")
+        );
+        // 2130706433 is 127.0.0.1 written as one number.
+        assert_eq!(
+            url_rule_host("http://2130706433/").as_deref(),
+            Some("127.0.0.1")
+        );
     }
 }

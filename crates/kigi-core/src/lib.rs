@@ -10,6 +10,7 @@ mod approval_summary;
 mod call_subject;
 pub mod compaction;
 mod completion;
+mod fetch_permission;
 mod git_command;
 pub mod hooks;
 pub mod host;

@@ -11,17 +11,19 @@ use serde_json::{Value, json};
 
 use crate::mcp_session::SessionMcp;
 
-/// Lists the resources of the session's servers.
+/// Lists the resources of the servers whose tools the agent has.
 #[derive(Debug)]
 pub struct ListMcpResources {
     mcp: Arc<SessionMcp>,
+    servers: Vec<String>,
     spec: ToolSpec,
 }
 
-/// Reads one resource of a server.
+/// Reads one resource of a server whose tools the agent has.
 #[derive(Debug)]
 pub struct ReadMcpResource {
     mcp: Arc<SessionMcp>,
+    servers: Vec<String>,
     spec: ToolSpec,
 }
 
@@ -41,9 +43,11 @@ fn spec(
 }
 
 impl ListMcpResources {
-    pub fn new(mcp: Arc<SessionMcp>) -> Self {
+    /// Over `servers` only (the agent's).
+    pub fn new(mcp: Arc<SessionMcp>, servers: Vec<String>) -> Self {
         Self {
             mcp,
+            servers,
             spec: spec(
                 "list_mcp_resources",
                 "List the resources of the MCP servers (optionally one server's).",
@@ -54,9 +58,11 @@ impl ListMcpResources {
 }
 
 impl ReadMcpResource {
-    pub fn new(mcp: Arc<SessionMcp>) -> Self {
+    /// Over `servers` only (the agent's).
+    pub fn new(mcp: Arc<SessionMcp>, servers: Vec<String>) -> Self {
         Self {
             mcp,
+            servers,
             spec: spec(
                 "read_mcp_resource",
                 "Read one MCP resource by server and URI.",
@@ -94,11 +100,11 @@ impl Tool for ListMcpResources {
             let args: ListArgs = parse_arguments("list_mcp_resources", arguments)?;
             let mut lines = Vec::new();
             for connection in self.mcp.resource_servers().await {
-                if args
+                let wanted = args
                     .server
                     .as_deref()
-                    .is_some_and(|s| s != connection.server())
-                {
+                    .is_none_or(|s| s == connection.server());
+                if !wanted || !self.servers.iter().any(|s| s == connection.server()) {
                     continue;
                 }
                 match connection.list_resources().await {
@@ -143,7 +149,12 @@ impl Tool for ReadMcpResource {
     fn execute<'a>(&'a self, arguments: Value, _: &'a ToolContext) -> ToolFuture<'a> {
         Box::pin(async move {
             let args: ReadArgs = parse_arguments("read_mcp_resource", arguments)?;
-            let Some(connection) = self.mcp.connection(&args.server).await else {
+            let connection = if self.servers.contains(&args.server) {
+                self.mcp.connection(&args.server).await
+            } else {
+                None
+            };
+            let Some(connection) = connection else {
                 return Ok(ToolOutput::error(format!(
                     "no ready MCP server `{}`; list_mcp_resources shows the servers with resources",
                     args.server

@@ -3,11 +3,14 @@
 //! (print mode, a background child) it is refused, with a reason that names the mode that
 //! would allow it. Rules (`[permissions]`, `--allowedTools`) come first: a deny rule refuses,
 //! an ask rule asks, an allow rule allows (except in plan mode, which stays read-only); only
-//! a call no rule speaks about is decided by the mode.
+//! a call no rule speaks about is decided by the mode. A web fetch is decided by its host
+//! ([`crate::fetch_permission`]).
 
 use kigi_agent::PermissionMode;
-use kigi_agent::permissions::RuleVerdict;
+use kigi_agent::permissions::{CallSubject, RuleVerdict};
 use kigi_protocol::ToolKind;
+
+use crate::fetch_permission::decide_fetch;
 
 /// The decision for one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,18 +23,20 @@ pub enum Approval {
     },
 }
 
-/// The decision for a call the rules gave `verdict` about.
+/// The decision for a call (`subject`, as rules see it) the rules gave `verdict` about.
 pub fn decide_call(
     mode: PermissionMode,
     name: &str,
-    kind: ToolKind,
+    subject: &CallSubject<'_>,
     read_only: bool,
     verdict: RuleVerdict<'_>,
 ) -> Approval {
+    let kind = subject.kind;
     match verdict {
         RuleVerdict::Deny(rule) => Approval::Refuse(format!(
             "`{name}` was not run: the {rule} denies it. Do not retry it; if you need it, ask the user."
         )),
+        _ if kind == ToolKind::WebFetch => decide_fetch(mode, name, subject, verdict),
         RuleVerdict::Ask(rule)
             if matches!(mode, PermissionMode::DontAsk | PermissionMode::Plan) =>
         {

@@ -25,6 +25,8 @@ pub struct RuntimeGuard {
     pub user_home: Option<PathBuf>,
     /// Allow, ask and deny rules (built in, `config.toml`, the project's settings, flags).
     pub rules: Arc<CompiledRules>,
+    /// The rules as written, to anchor them again at a child's worktree.
+    pub written_rules: Arc<kigi_agent::permissions::PermissionRules>,
     /// `[sandbox]` (with `--sandbox` applied).
     pub sandbox: SandboxConfig,
     /// Why the kernel cannot confine commands here, when the mode asks for confinement and
@@ -34,9 +36,25 @@ pub struct RuntimeGuard {
     pub hooks: Arc<kigi_agent::hooks::HookSet>,
     /// The project root (`KIGI_PROJECT_DIR` for hooks).
     pub project_dir: PathBuf,
+    /// `[web_search]`: the service `web_search` uses; without one no agent has the tool.
+    pub web_search: Option<kigi_agent::WebSearchConfig>,
 }
 
 impl RuntimeGuard {
+    /// The guard of a child working in the worktree `root`: the same rules, their relative
+    /// paths anchored at the worktree (a checkout of the project) instead of the project.
+    pub fn for_worktree(&self, root: &std::path::Path) -> Self {
+        let anchors = kigi_agent::permissions::PathAnchors {
+            home: self.user_home.clone(),
+            project_root: root.to_path_buf(),
+            cwd: root.to_path_buf(),
+        };
+        Self {
+            rules: Arc::new(self.written_rules.compile(&anchors)),
+            ..self.clone()
+        }
+    }
+
     /// The hooks of an agent named `agent`: the session's, then its own inline `hooks:`
     /// (`None` when there are none at all, so calls pay nothing). A warning when its inline
     /// hooks cannot be used.

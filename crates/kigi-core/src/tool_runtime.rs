@@ -27,12 +27,14 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::{ApprovalRequest, ApprovalVerdict, Approver};
 use crate::approval_summary::{approval_scope, approval_summary};
 use crate::call_subject::call_subject;
+use crate::fetch_permission::RuleHosts;
 use crate::hooks::{HookVerdict, Hooks, PermissionDecision};
 use crate::permission::{Approval, decide_call};
 use crate::runtime_guard::RuntimeGuard;
 use crate::shared_mode::SharedMode;
 
 mod call_guards;
+mod call_run;
 mod mcp_tools;
 mod tool_hooks;
 
@@ -135,6 +137,11 @@ impl ToolRuntime {
         self.kigi_home = Some(kigi_home);
         self.guard = guard.clone();
         self.context.sandbox = guard.sandbox_policy(&self.context.cwd);
+        self.context.private_hosts = Some(Arc::new(RuleHosts(Arc::clone(&guard.rules))));
+        // Checked when config.toml was read, so building the tool cannot fail here.
+        if let Some(search) = guard.web_search.as_ref().and_then(|c| c.tool().ok()) {
+            self.registry.register(Arc::new(search));
+        }
     }
 
     /// Runs `hooks` around this agent's calls.
@@ -416,22 +423,31 @@ impl ToolRuntime {
                 call.name
             )));
         }
+        if let Some(reason) = &pre.stop {
+            return Err(refuse(format!(
+                "`{}` was not run: a PreToolUse hook stopped the turn: {reason}",
+                call.name
+            )));
+        }
         if let Some((PermissionDecision::Deny, reason)) = &pre.permission {
             return Err(refuse(format!(
                 "`{}` was not run: a PreToolUse hook denied it: {reason}",
                 call.name
             )));
         }
-        let verdict = self
-            .guard
-            .rules
-            .evaluate(&call_subject(tool, &arguments, &self.context));
+        let subject = call_subject(tool, &arguments, &self.context);
+        let verdict = self.guard.rules.evaluate(&subject);
         let mode = self.mode();
-        let approval = decide_call(mode, &call.name, tool.kind, tool.read_only, verdict);
+        // An MCP server's own read-only hint is not trusted for permission (the MCP spec
+        // says annotations are hints): its tools ask like any other unless a rule allows them.
+        let trusted_read_only = tool.read_only && !tool.name.starts_with("mcp__");
+        let approval = decide_call(mode, &call.name, &subject, trusted_read_only, verdict);
         let ask = match (approval, &pre.permission) {
             (Approval::Refuse(reason), _) => return Err(refuse(reason)),
             // A hook's `allow` answers what would have asked; never a refusal.
-            (Approval::Ask { .. }, Some((PermissionDecision::Allow, _))) => None,
+            (Approval::Ask { .. }, Some((PermissionDecision::Allow, _))) => {
+                self.unsandboxed_ask(&call.name, tool.kind)
+            }
             (_, Some((PermissionDecision::Ask, reason)))
                 if matches!(mode, PermissionMode::DontAsk | PermissionMode::Plan) =>
             {
@@ -450,12 +466,19 @@ impl ToolRuntime {
         };
         // A write to kigi's instruction files or outside the workspace is never allowed
         // automatically, whatever the mode: a person says yes, or it is refused.
-        let ask = match (self.write_guard(&call.name, tool.kind, &arguments), ask) {
+        let guarded = self
+            .write_guard(&call.name, tool.kind, &arguments)
+            .or_else(|| self.command_guard(&call.name, &tool.name, tool.kind, &arguments));
+        let ask = match (guarded, ask) {
             // Plan mode and dontAsk never ask: what would need a person is refused.
             (Some(reason), _) if matches!(mode, PermissionMode::Plan | PermissionMode::DontAsk) => {
                 return Err(refuse(reason));
             }
             (Some(reason), _) => Some(reason),
+            // dontAsk never asks, also where the kernel could not sandbox a command.
+            (None, Some(reason)) if mode == PermissionMode::DontAsk => {
+                return Err(refuse(reason));
+            }
             (None, ask) => ask,
         };
         Ok(Checked {
@@ -474,71 +497,6 @@ impl ToolRuntime {
             .collect()
     }
 
-    /// Runs a batch concurrently; each call in its own task, so a panicking tool is reported
-    /// as a failed call and the session goes on.
-    async fn run_batch(
-        &self,
-        batch: Vec<Ready>,
-        calls: &[ToolCall],
-        cancel: &CancellationToken,
-        outcomes: &mut [Option<CallOutcome>],
-    ) {
-        let mut running = Vec::new();
-        for ready in batch {
-            let mut context = self.context.clone();
-            context.cancel = cancel.child_token();
-            let tool = Arc::clone(&ready.tool);
-            let arguments = ready.arguments;
-            let approval = ready.approval;
-            running.push((
-                ready.index,
-                tokio::spawn(async move {
-                    if let Some((approval, refusal)) = approval {
-                        match approval.await {
-                            Ok(ApprovalVerdict::Allowed) => {}
-                            Ok(ApprovalVerdict::Denied(reason)) => return Ran::Denied(reason),
-                            Ok(ApprovalVerdict::NobodyToAsk) => return Ran::NotAsked(refusal),
-                            Ok(ApprovalVerdict::Cancelled) | Err(_) => return Ran::Unanswered,
-                        }
-                    }
-                    Ran::Output(tool.execute(arguments, &context).await)
-                }),
-            ));
-        }
-        for (index, handle) in running {
-            let call = &calls[index];
-            let abort = handle.abort_handle();
-            let joined = tokio::select! {
-                joined = handle => joined,
-                () = cancel.cancelled() => {
-                    abort.abort();
-                    outcomes[index] = Some(self.outcome(call, ToolStatus::Cancelled, "cancelled".into()));
-                    continue;
-                }
-            };
-            let (status, output) = match joined {
-                Ok(Ran::Output(Ok(output))) if output.is_error => {
-                    (ToolStatus::Failed, output.content)
-                }
-                Ok(Ran::Output(Ok(output))) => (ToolStatus::Completed, output.content),
-                Ok(Ran::Output(Err(error @ ToolError::InvalidArguments { .. }))) => {
-                    (ToolStatus::Refused, error.to_string())
-                }
-                Ok(Ran::Output(Err(ToolError::Cancelled { .. }))) | Ok(Ran::Unanswered) => {
-                    (ToolStatus::Cancelled, "cancelled".into())
-                }
-                Ok(Ran::Denied(reason)) => (ToolStatus::Refused, denial(&call.name, reason)),
-                Ok(Ran::NotAsked(refusal)) => (ToolStatus::Refused, refusal),
-                Err(join) if join.is_panic() => (
-                    ToolStatus::Failed,
-                    format!("`{}` crashed; the call did not complete", call.name),
-                ),
-                Err(_) => (ToolStatus::Cancelled, "cancelled".into()),
-            };
-            outcomes[index] = Some(self.outcome(call, status, output));
-        }
-    }
-
     fn outcome(&self, call: &ToolCall, status: ToolStatus, output: String) -> CallOutcome {
         CallOutcome {
             call_id: call.id.clone(),
@@ -548,16 +506,6 @@ impl ToolRuntime {
             model_output: clamp_head_tail(&output, MODEL_OUTPUT_CHARS),
             output,
         }
-    }
-}
-
-/// What the model reads when a person said no.
-fn denial(name: &str, reason: Option<String>) -> String {
-    match reason.filter(|r| !r.trim().is_empty()) {
-        Some(reason) => format!("`{name}` was not run: the user denied it: {reason}"),
-        None => format!(
-            "`{name}` was not run: the user denied it. Do not retry it unchanged; ask the user how to proceed."
-        ),
     }
 }
 

@@ -757,6 +757,21 @@ async fn where_the_kernel_cannot_sandbox_every_command_asks_even_one_a_rule_allo
     );
     assert!(!fx.cwd.join("made.txt").exists());
 
+    // dontAsk never asks, so it refuses too: nothing runs unconfined unasked.
+    let fx = Fixture::new(steps()).await;
+    let request = OpenRequest {
+        rules: rules.clone(),
+        ..fx.setup("", Some(PermissionMode::DontAsk))
+    };
+    let mut session = fx.session_on(request, |host| host.set_sandbox_support(unavailable()));
+    session
+        .run_turn("go", &CancellationToken::new())
+        .await
+        .unwrap();
+    let outcome = results(&fx.events.lock().unwrap());
+    assert_eq!(outcome[0].1, ToolStatus::Refused, "{outcome:?}");
+    assert!(!fx.cwd.join("made.txt").exists());
+
     // Choosing no sandbox is the user's to make: then the rule allows it, and nothing is said.
     let fx = Fixture::new(steps()).await;
     let request = OpenRequest {
@@ -1012,4 +1027,36 @@ async fn compact_from_a_front_end_compacts_before_the_next_turn() {
     assert!(events.iter().any(
         |e| matches!(e, SessionEvent::CompactionStarted { trigger, .. } if trigger == "manual")
     ));
+}
+
+#[tokio::test]
+async fn an_agent_with_compaction_off_is_never_compacted() {
+    let long = kigi_testkit::Script::matching(
+        "#long",
+        vec![
+            read_big(3_000),
+            read_big(6_000),
+            read_big(9_000),
+            Step::text("all read"),
+        ],
+    );
+    let (server, client) = compacting_client(vec![long, summarizer(), after()]).await;
+    let fx = Fixture::new(vec![]).await;
+    fx.write("big.txt", &"x".repeat(8_000));
+    let request = OpenRequest {
+        client: Some(client),
+        ..fx.setup("tools: [read_file]\ncompaction: off\n", None)
+    };
+    let mut session = fx.session(request);
+    let outcome = session
+        .run_turn("#long read it", &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome.text, "all read");
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| r.script.as_deref() == Some("#long"))
+    );
 }

@@ -1298,3 +1298,37 @@ async fn a_spent_tree_budget_stops_the_next_child_before_its_first_request() {
         "{late}"
     );
 }
+
+#[tokio::test]
+async fn a_worktree_childs_edits_meet_the_projects_path_rules_in_its_own_checkout() {
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                Step::calls(vec![spawn(json!({"prompt": "#wtrule edit", "description": "edit", "isolation": "worktree"}))]),
+                Step::text("done"),
+            ]),
+            Script::matching("#wtrule", vec![
+                Step::calls(vec![
+                    ScriptedToolCall::new("write_file", json!({"path": ".github/workflows/ci.yml", "content": "x"})),
+                    ScriptedToolCall::new("write_file", json!({"path": "src/ok.txt", "content": "x"})),
+                ]),
+                Step::text("tried"),
+            ]),
+        ],
+        "[permissions]\ndeny = [\"Edit(/.github/**)\"]\n",
+    )
+    .await;
+    git(&tree.cwd, &["init", "-q"]);
+    std::fs::write(tree.cwd.join("a.txt"), "one\n").unwrap();
+    git(&tree.cwd, &["add", "a.txt"]);
+    git(&tree.cwd, &["commit", "-q", "-m", "start"]);
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "done");
+    let results = Tree::tool_results(&tree.requests_of("#wtrule")[1]);
+    assert!(
+        results[0].contains("deny rule `Edit(/.github/**)`"),
+        "{}",
+        results[0]
+    );
+    assert!(!results[1].contains("was not run"), "{}", results[1]);
+}

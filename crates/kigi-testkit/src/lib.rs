@@ -6,6 +6,7 @@
 //! subagents and swarms get deterministic answers.
 
 mod channel_body;
+mod page_server;
 pub mod process_probe;
 mod request_log;
 mod routing;
@@ -14,6 +15,7 @@ mod server;
 pub mod standalone;
 pub mod wire;
 
+pub use page_server::{Page, PageServer};
 pub use request_log::RecordedRequest;
 pub use routing::route;
 pub use script::{Fault, Script, ScriptError, ScriptSet, ScriptedToolCall, ScriptedUsage, Step};

@@ -76,6 +76,22 @@ const BUILT_IN: &[ToolSpec] = &[
         input_keys: &["pattern", "path"],
     },
     ToolSpec {
+        name: Cow::Borrowed("web_fetch"),
+        kind: ToolKind::WebFetch,
+        description: Cow::Borrowed("Fetch an http(s) URL as Markdown."),
+        read_only: true,
+        label: Cow::Borrowed("WebFetch"),
+        input_keys: &["url"],
+    },
+    ToolSpec {
+        name: Cow::Borrowed("web_search"),
+        kind: ToolKind::WebSearch,
+        description: Cow::Borrowed("Search the web; returns links with snippets."),
+        read_only: true,
+        label: Cow::Borrowed("WebSearch"),
+        input_keys: &["query"],
+    },
+    ToolSpec {
         name: Cow::Borrowed("search_replace"),
         kind: ToolKind::Edit,
         description: Cow::Borrowed("Replace an exact, unique string in a file."),

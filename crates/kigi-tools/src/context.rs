@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::builtin::todo_write::TodoItem;
 use crate::editor_files::EditorFiles;
 use crate::path_resolution::resolve_path;
+use crate::private_address::PrivateHostAllowance;
 use crate::sandbox::SandboxPolicy;
 use crate::secret_paths::SecretPaths;
 use crate::tasks::TaskRegistry;
@@ -51,6 +52,9 @@ pub struct ToolContext {
     /// When set, `read_file`, `write_file` and `search_replace` read and write through the
     /// editor kigi runs in (after judging the path as always).
     pub editor_files: Option<Arc<dyn EditorFiles>>,
+    /// Hosts `web_fetch` may reach at a loopback or private address (those allow rules
+    /// name); `None`: none.
+    pub private_hosts: Option<Arc<dyn PrivateHostAllowance>>,
 }
 
 impl ToolContext {
@@ -67,6 +71,7 @@ impl ToolContext {
             secrets: SecretPaths::default(),
             sandbox: SandboxPolicy::full_access(),
             editor_files: None,
+            private_hosts: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! kigi's tools: the [`Tool`] trait and [`ToolRegistry`], the built-in tools, the catalog of
 //! names, kinds and descriptions, capability modes that filter by kind, the alias table for
 //! other harnesses' tool names, parameter-name overrides, output clamping, and the sandbox
-//! shell commands run in.
+//! shell commands run in, and the web tools' HTTP (one reqwest client, private addresses refused).
 //!
 //! The rule: a tool's canonical name is what execution uses; anything the model sees
 //! (overrides, aliases) is resolved back to a canonical name before a call runs. Tools never
@@ -14,7 +14,10 @@ mod clamp;
 mod context;
 mod editor_files;
 mod overrides;
+mod page_focus;
+mod page_markdown;
 pub mod path_resolution;
+mod private_address;
 pub mod process_group;
 mod registry;
 pub mod sandbox;
@@ -24,6 +27,8 @@ pub mod shell;
 mod tasks;
 mod tool;
 mod tool_aliases;
+mod web_request;
+mod web_search_provider;
 
 pub use capability_mode::{CapabilityMode, UnknownCapabilityMode};
 pub use catalog::{ToolCatalog, ToolSpec, built_in_spec};
@@ -31,6 +36,7 @@ pub use clamp::{MODEL_OUTPUT_CHARS, clamp_head_tail};
 pub use context::{BashLimits, ToolContext};
 pub use editor_files::{EditorFileError, EditorFiles, EditorFuture};
 pub use overrides::{canonical_arguments, rename_schema};
+pub use private_address::{PrivateHostAllowance, is_private_address, is_private_host};
 pub use registry::ToolRegistry;
 pub use sandbox::{
     SandboxError, SandboxMode, SandboxPolicy, SandboxSupport, UnknownSandboxMode, sandbox_support,
@@ -39,3 +45,5 @@ pub use schema::parameters_of;
 pub use tasks::{TaskRegistry, TaskReport, TaskState};
 pub use tool::{Tool, ToolError, ToolFuture, ToolOutput, parse_arguments};
 pub use tool_aliases::{AliasResolution, resolve_tool_name};
+pub use web_request::{WebError, url_rule_host};
+pub use web_search_provider::{UnknownWebSearchProvider, WebSearchProvider};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::builtin::{
     complete_task, glob, grep, list_dir, read_file, run_terminal_cmd, search_replace, task_actions,
-    todo_write, write_file,
+    todo_write, web_fetch, write_file,
 };
 use crate::tool::Tool;
 
@@ -17,9 +17,9 @@ pub struct ToolRegistry {
 
 impl ToolRegistry {
     /// Every built-in tool that has an implementation (`spawn_subagent` comes with the
-    /// subagent coordinator).
+    /// subagent coordinator, `web_search` with a configured search service).
     pub fn built_in() -> Self {
-        let tools: [Arc<dyn Tool>; 11] = [
+        let tools: [Arc<dyn Tool>; 12] = [
             Arc::new(read_file::ReadFile),
             Arc::new(list_dir::ListDir),
             Arc::new(grep::Grep),
@@ -28,6 +28,7 @@ impl ToolRegistry {
             Arc::new(write_file::WriteFile),
             Arc::new(run_terminal_cmd::RunTerminalCmd),
             Arc::new(todo_write::TodoWrite),
+            Arc::new(web_fetch::WebFetch),
             Arc::new(complete_task::CompleteTask),
             Arc::new(task_actions::GetTaskOutput),
             Arc::new(task_actions::KillTask),
@@ -70,6 +71,6 @@ mod tests {
             assert_eq!(schema["type"], "object", "{name}: {schema}");
             assert!(schema.get("$schema").is_none());
         }
-        assert_eq!(registry.names().count(), 11);
+        assert_eq!(registry.names().count(), 12);
     }
 }

@@ -22,8 +22,8 @@ const ALIASES: &[(&str, Option<&str>)] = &[
     ("task", Some("spawn_subagent")),
     ("bashoutput", Some("get_task_output")),
     ("killshell", Some("kill_task")),
-    ("webfetch", None),
-    ("websearch", None),
+    ("webfetch", Some("web_fetch")),
+    ("websearch", Some("web_search")),
     ("notebookedit", None),
     ("notebookread", None),
     ("todoread", None),
@@ -36,8 +36,8 @@ const ALIASES: &[(&str, Option<&str>)] = &[
     ("grep_search", Some("grep")),
     ("search_file_content", Some("grep")),
     ("list_directory", Some("list_dir")),
-    ("google_web_search", None),
-    ("web_fetch", None),
+    ("google_web_search", Some("web_search")),
+    ("web_fetch", Some("web_fetch")),
     ("save_memory", None),
     // OpenCode (the rows above cover read, write, edit, bash, grep, glob and task).
     ("patch", Some("search_replace")),
@@ -56,7 +56,7 @@ pub enum AliasResolution {
     },
     /// An MCP tool (`mcp__server__tool`) or a glob over tool names: kept verbatim for MCP.
     Pattern(String),
-    /// A known tool of another harness that kigi does not have (`WebFetch`).
+    /// A known tool of another harness that kigi does not have (`NotebookEdit`).
     NoEquivalent(String),
     /// A tool restricted by an argument pattern (`Bash(git diff:*)`), which kigi cannot enforce.
     ArgumentPattern(String),
@@ -163,13 +163,14 @@ mod tests {
     }
 
     #[test]
-    fn web_tools_have_no_equivalent_and_are_not_widened() {
-        let catalog = ToolCatalog::built_in();
-        for name in ["WebFetch", "WebSearch", "google_web_search"] {
-            assert_eq!(
-                resolve_tool_name(name, &catalog),
-                AliasResolution::NoEquivalent(name.into())
-            );
+    fn web_tool_names_of_other_harnesses_map_to_kigis_web_tools() {
+        for (from, to) in [
+            ("WebFetch", "web_fetch"),
+            ("web_fetch", "web_fetch"),
+            ("WebSearch", "web_search"),
+            ("google_web_search", "web_search"),
+        ] {
+            assert_eq!(canonical(from), Some(to), "{from}");
         }
     }
 

@@ -64,6 +64,8 @@ pub enum RuleError {
     Domain(String),
     #[error("rule `{0}`: the specifier is empty; write the tool name alone to mean every call")]
     EmptySpecifier(String),
+    #[error("rule `{rule}`: the path pattern is not a valid glob: {detail}")]
+    BadPath { rule: String, detail: String },
 }
 
 impl PermissionRule {
@@ -101,6 +103,20 @@ impl PermissionRule {
                 }
             })?),
         };
+        // A path that can never compile would silently match nothing: refused here.
+        if let Some(Specifier::Path(pattern)) = &specifier {
+            let anchors = super::path_pattern::PathAnchors {
+                home: Some("/h".into()),
+                project_root: "/p".into(),
+                cwd: "/p".into(),
+            };
+            if let Err(error) = pattern.compile(&anchors) {
+                return Err(RuleError::BadPath {
+                    rule: text.to_owned(),
+                    detail: error.to_string(),
+                });
+            }
+        }
         Ok(Self {
             text: text.to_owned(),
             tools,
@@ -253,6 +269,7 @@ mod tests {
             ("Bash()", "specifier is empty"),
             ("todo_write(x)", "takes no specifier"),
             ("WebFetch(example.com)", "domain:HOST"),
+            ("Edit(src/[ab)", "not a valid glob"),
             ("", "empty"),
         ] {
             let error = PermissionRule::parse(text).unwrap_err().to_string();

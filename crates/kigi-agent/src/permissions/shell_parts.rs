@@ -39,8 +39,14 @@ pub struct ShellParts {
 impl ShellParts {
     /// Splits `line`. A line that does not parse is one incomplete command: itself.
     pub fn of(line: &str) -> Self {
+        // A line kigi cannot parse is never allowed by a rule; so that deny and ask rules still
+        // see every command in it, each piece between separators counts as a command too.
         let unparsed = || Self {
-            commands: vec![line.split_whitespace().collect::<Vec<_>>().join(" ")],
+            commands: std::iter::once(line)
+                .chain(line.split([';', '&', '|', '(', ')', '`', '\n', '{', '}']))
+                .map(|piece| piece.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|piece| !piece.is_empty())
+                .collect(),
             complete: false,
             ..Self::default()
         };
@@ -181,8 +187,15 @@ impl ShellParts {
             Redirect::Heredoc(_, body) => {
                 self.word(body);
             }
+            // `>&2` names a descriptor; `>&$x` may name a file (bash writes both streams
+            // there), which no rule can judge.
             Redirect::DupRead(_, target) | Redirect::DupWrite(_, target) => {
-                self.word(target);
+                let text = self.word(target);
+                let descriptor =
+                    text == "-" || (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()));
+                if !is_static(target) || !descriptor {
+                    self.complete = false;
+                }
             }
         }
     }
@@ -366,7 +379,17 @@ mod tests {
     fn a_line_that_does_not_parse_or_nests_too_deep_is_incomplete() {
         let broken = ShellParts::of("echo 'unterminated");
         assert!(!broken.complete);
-        assert_eq!(broken.commands, ["echo 'unterminated"]);
+        assert_eq!(broken.commands[0], "echo 'unterminated");
+        // Every piece of a line that does not parse is a command deny rules see.
+        let sneaky = ShellParts::of("true <<<x; git push --force");
+        assert!(!sneaky.complete);
+        assert!(
+            sneaky.commands.iter().any(|c| c == "git push --force"),
+            "{:?}",
+            sneaky.commands
+        );
+        assert!(!ShellParts::of("echo x >&${u:-.git/hooks/pre-commit}").complete);
+        assert!(ShellParts::of("echo x 2>&1 >&2").complete);
         let deep = format!("{}true{}", "$(".repeat(100), ")".repeat(100));
         assert!(!ShellParts::of(&deep).complete);
         assert!(ShellParts::of("git status").complete);

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kigi_agent::DEFAULT_AGENT;
-use kigi_agent::hooks::{HookEvent, HookSet, HookSource};
+use kigi_agent::hooks::{HookSet, HookSource};
 use serde_json::json;
 
 use crate::terminal_text::safe_for_terminal;
@@ -65,9 +65,6 @@ pub fn list(agent: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
             hook.timeout.as_secs_f64(),
             safe_for_terminal(&hook.source.to_string())
         );
-        if hook.event == HookEvent::PreCompact {
-            outln!("    (PreCompact never fires yet: kigi does not compact conversations)");
-        }
     }
     for notice in &notices {
         outln!("note: {}", safe_for_terminal(notice));

@@ -19,6 +19,7 @@ pub mod signals;
 pub mod swarm;
 pub mod text_progress;
 pub mod trust;
+pub mod tui;
 pub mod worktree;
 
 use anyhow::Context;

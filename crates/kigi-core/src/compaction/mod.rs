@@ -43,6 +43,25 @@ impl Default for CompactionPolicy {
 }
 
 impl CompactionPolicy {
+    /// This policy as an agent's `compaction:` changes it.
+    pub fn for_agent(self, setting: Option<kigi_agent::CompactionSetting>) -> Self {
+        match setting {
+            None => self,
+            Some(kigi_agent::CompactionSetting::Off) => Self {
+                enabled: false,
+                ..self
+            },
+            Some(kigi_agent::CompactionSetting::Policy {
+                threshold,
+                keep_recent_turns,
+            }) => Self {
+                threshold: threshold.unwrap_or(self.threshold),
+                keep_recent_turns: keep_recent_turns.map_or(self.keep_recent_turns, |n| n as usize),
+                ..self
+            },
+        }
+    }
+
     /// The tokens past which a request compacts first, for a model with `window`.
     pub fn limit(&self, window: Option<u64>) -> u64 {
         let window = window.unwrap_or(self.default_context_window) as f64;

@@ -4,7 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use kigi_agent::{Agent, AgentBuilder, AgentDefinition, DEFAULT_AGENT, Discovery, ModelChoice};
+use kigi_agent::{
+    Agent, AgentBuilder, AgentDefinition, DEFAULT_AGENT, DiscoveredAgent, Discovery, ModelChoice,
+    Scope, apply_system_md,
+};
 use kigi_model::{ModelClient, ModelConfigError, ModelFlags, ModelsConfig};
 use kigi_tools::ToolCatalog;
 
@@ -36,8 +39,20 @@ pub fn build_agent(
         AgentChoice::Built(agent) => return Ok(*agent),
         AgentChoice::File(file) => AgentDefinition::from_file(&file)
             .map_err(agent_error(format!("--agent-file {}", file.display())))?,
-        AgentChoice::Named(name) => named(discovery, cwd, &name)?,
-        AgentChoice::Default => named(discovery, cwd, resumed.unwrap_or(DEFAULT_AGENT))?,
+        AgentChoice::Named(name) => named(discovery, cwd, &name)?.definition,
+        AgentChoice::Default => {
+            let found = named(discovery, cwd, resumed.unwrap_or(DEFAULT_AGENT))?;
+            // SYSTEM.md replaces the default main agent, unless a trusted project ships its
+            // own `kigi` (explicit, and closer to the work).
+            if found.definition.name == DEFAULT_AGENT && found.scope != Scope::Project {
+                let (mut definition, problem) =
+                    apply_system_md(found.definition, &discovery.paths.kigi_home);
+                definition.trust_notices.extend(problem);
+                definition
+            } else {
+                found.definition
+            }
+        }
     };
     // With subagents off, the delegation tools are not this agent's at all, so neither the
     // tool list nor the prompt's lines about them appear.
@@ -50,6 +65,10 @@ pub fn build_agent(
                 .map(|spec| spec.name.to_string()),
         );
     }
+    // Without a configured search service there is no `web_search` to offer or to name.
+    if discovery.web_search.is_none() {
+        definition.disallowed_tools.push("web_search".into());
+    }
     let name = definition.name.clone();
     AgentBuilder::new(cwd)
         .with_paths(discovery.paths.clone())
@@ -58,7 +77,7 @@ pub fn build_agent(
         .map_err(agent_error(format!("agent `{name}`")))
 }
 
-fn named(discovery: &Discovery, cwd: &Path, name: &str) -> Result<AgentDefinition, HostError> {
+fn named(discovery: &Discovery, cwd: &Path, name: &str) -> Result<DiscoveredAgent, HostError> {
     let found = discovery
         .by_name_in_cwd(name, cwd)
         .map_err(|source| HostError::Agent {
@@ -66,7 +85,7 @@ fn named(discovery: &Discovery, cwd: &Path, name: &str) -> Result<AgentDefinitio
             source,
         })?;
     match found {
-        Some(found) => Ok(found.definition),
+        Some(found) => Ok(found),
         None => Err(HostError::UnknownAgent {
             name: name.to_owned(),
             available: discovery.discover(cwd).names().join(", "),

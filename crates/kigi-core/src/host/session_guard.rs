@@ -100,9 +100,12 @@ impl SessionHost {
         if let Some(mode) = sandbox_mode {
             sandbox.mode = mode;
         }
-        let sandbox_unavailable = match (sandbox.mode, self.sandbox_support()) {
-            (SandboxMode::DangerFullAccess, _) | (_, SandboxSupport::Enforced { .. }) => None,
-            (_, SandboxSupport::Unavailable { reason }) => {
+        // The kernel is probed only when commands are to be confined.
+        let support =
+            (sandbox.mode != SandboxMode::DangerFullAccess).then(|| self.sandbox_support());
+        let sandbox_unavailable = match support {
+            None | Some(SandboxSupport::Enforced { .. }) => None,
+            Some(SandboxSupport::Unavailable { reason }) => {
                 notices.push(format!(
                     "kigi cannot sandbox commands on this system ({reason}): they run unconfined, and every command asks for approval (refused where nobody can answer) unless [sandbox] mode = \"danger-full-access\""
                 ));
@@ -121,10 +124,12 @@ impl SessionHost {
             kigi_home: paths.kigi_home.clone(),
             user_home: paths.user_home.clone(),
             rules: Arc::new(rules.compile(&anchors)),
+            written_rules: Arc::new(rules),
             sandbox,
             sandbox_unavailable,
             hooks: Arc::new(hooks),
             project_dir: paths_root,
+            web_search: self.discovery().web_search.clone(),
         };
         Ok((guard, notices))
     }

@@ -355,7 +355,7 @@ impl SessionHost {
         let main_mode = setup.runtime.shared_mode().clone();
         let compact = Arc::new(std::sync::atomic::AtomicBool::new(false));
         setup.compact_requested = Some(Arc::clone(&compact));
-        setup.compaction = self.compaction;
+        setup.compaction = self.compaction.for_agent(agent.definition.compaction);
         let steer = Arc::new(crate::inbox::MessageQueue::default());
         setup.steer = Some(Arc::clone(&steer));
         let (session, mut warnings) = match &resume_id {

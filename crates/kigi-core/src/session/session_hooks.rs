@@ -100,7 +100,8 @@ impl Session {
             .run(event, &[], fields, self.permission_mode(), cancel)
             .await;
         self.flush_hook_runs()?;
-        if continuations >= MAX_STOP_CONTINUATIONS {
+        // `continue: false` ends the agent whatever a `decision: block` asked.
+        if continuations >= MAX_STOP_CONTINUATIONS || verdict.stop.is_some() {
             return Ok(None);
         }
         let Some(reason) = verdict.block else {

@@ -187,9 +187,15 @@ impl Coordinator {
         let mut setup =
             SessionSetup::for_agent(&agent, client, ToolRegistry::built_in(), &cwd, Some(mode));
         setup.runtime = setup.runtime.at_depth(1);
-        setup.runtime.guard(&self.setup.guard);
-        if let Some(worktree) = &worktree {
-            setup.runtime.set_write_root(&worktree.path);
+        match &worktree {
+            // Its rules judge paths in its own checkout, as they would in the project.
+            Some(worktree) => {
+                setup
+                    .runtime
+                    .guard(&self.setup.guard.for_worktree(&worktree.path));
+                setup.runtime.set_write_root(&worktree.path);
+            }
+            None => setup.runtime.guard(&self.setup.guard),
         }
         self.child_hooks(&mut setup, &agent, id, &cwd).await;
         if let Some((mcp, parent_admits)) = &self.setup.mcp {
@@ -203,7 +209,7 @@ impl Coordinator {
                 }),
             );
         }
-        setup.compaction = self.setup.compaction;
+        setup.compaction = self.setup.compaction.for_agent(agent.definition.compaction);
         setup.token_budget = TokenBudget {
             own: self.setup.discovery.subagents.max_tokens_per_child,
             tree: self.tree.clone(),

@@ -51,11 +51,45 @@ impl ToolRuntime {
     pub(super) fn unsandboxed_ask(&self, name: &str, kind: ToolKind) -> Option<String> {
         let reason = self.guard.sandbox_unavailable.as_deref()?;
         (kind.executes()
-            && matches!(self.mode(), PermissionMode::Default | PermissionMode::AcceptEdits))
+            && matches!(
+                self.mode(),
+                PermissionMode::Default | PermissionMode::AcceptEdits | PermissionMode::DontAsk
+            ))
         .then(|| {
             format!(
                 "`{name}` was not run: kigi cannot sandbox commands on this system ({reason}), so every command needs a person's approval, and nobody can approve in this session (or set [sandbox] mode = \"danger-full-access\" to run commands unconfined)"
             )
+        })
+    }
+
+    /// Why a command or a worktree apply needs a person whatever the rules say: a command
+    /// that redirects into one of kigi's instruction files, and `apply_worktree`, which writes
+    /// a child's changes (made under rules anchored at its worktree) into the workspace.
+    pub(super) fn command_guard(
+        &self,
+        name: &str,
+        canonical: &str,
+        kind: ToolKind,
+        arguments: &Value,
+    ) -> Option<String> {
+        if canonical == "apply_worktree" && self.mode() != PermissionMode::BypassPermissions {
+            return Some(format!(
+                "`{name}` was not run: applying a subagent's changes to the workspace needs a person's approval"
+            ));
+        }
+        if !kind.executes() {
+            return None;
+        }
+        let command = arguments.get("command").and_then(Value::as_str)?;
+        let parts = kigi_agent::permissions::ShellParts::of(command);
+        parts.writes.iter().find_map(|target| {
+            let resolved = self.context.resolve(target);
+            protected_reason(&resolved, self.kigi_home.as_deref()).map(|what| {
+                format!(
+                    "`{name}` was not run: it writes {}, {what}, which kigi reads for its instructions; that needs a person's approval, never an automatic one",
+                    self.context.display(&resolved)
+                )
+            })
         })
     }
 }

@@ -74,14 +74,21 @@ impl ToolRuntime {
         for connection in link.session.resource_servers().await {
             with_resources |= servers.contains(connection.server());
         }
+        let admitted: Vec<String> = servers.iter().map(|s| (*s).to_owned()).collect();
         let resource_tools: [Arc<dyn kigi_tools::Tool>; 2] = [
-            Arc::new(ListMcpResources::new(Arc::clone(&link.session))),
-            Arc::new(ReadMcpResource::new(Arc::clone(&link.session))),
+            Arc::new(ListMcpResources::new(
+                Arc::clone(&link.session),
+                admitted.clone(),
+            )),
+            Arc::new(ReadMcpResource::new(Arc::clone(&link.session), admitted)),
         ];
         for tool in resource_tools {
             let spec = tool.spec();
             let present = self.tools.iter().any(|t| t.name == spec.name);
-            if with_resources && !present {
+            // Registered again each step, so the servers they serve follow the agent's tools.
+            if with_resources && present {
+                self.registry.register(tool);
+            } else if with_resources {
                 self.tools.push(ResolvedTool {
                     name: spec.name.to_string(),
                     model_name: spec.name.to_string(),

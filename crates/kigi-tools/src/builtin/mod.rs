@@ -9,6 +9,8 @@ pub mod run_terminal_cmd;
 pub mod search_replace;
 pub mod task_actions;
 pub mod todo_write;
+pub mod web_fetch;
+pub mod web_search;
 pub mod write_file;
 
 /// Runs blocking filesystem work off the async threads.

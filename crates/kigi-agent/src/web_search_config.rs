@@ -1,0 +1,116 @@
+//! `[web_search]` in `config.toml`: the search service `web_search` sends queries to. kigi has
+//! none built in (as with model endpoints, it never picks a host): without this section the
+//! tool is not offered and `${{ tools.web_search }}` renders empty. Only the user's own
+//! configuration sets it, since the query and the key go to its `url`.
+//!
+//! The rule: a section that is read is usable. It is checked when the file is loaded (a
+//! SearXNG without `url`, a URL that is not http(s)), never first when a search runs.
+
+use kigi_tools::WebSearchProvider;
+use kigi_tools::builtin::web_search::WebSearch;
+use serde::{Deserialize, Serialize};
+
+/// `[web_search]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(try_from = "WebSearchSection")]
+pub struct WebSearchConfig {
+    /// `searxng`, `brave` or `tavily` (`kimi`'s built-in search is not supported yet).
+    pub provider: WebSearchProvider,
+    /// The service's endpoint: a SearXNG instance's base URL (required for it); Brave and
+    /// Tavily default to their public APIs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The variable holding the API key (required by Brave and Tavily; sent to SearXNG as a
+    /// bearer token when set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+}
+
+/// The section as written, before it is checked.
+#[derive(Debug, Deserialize)]
+struct WebSearchSection {
+    provider: WebSearchProvider,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    api_key_env: Option<String>,
+}
+
+impl TryFrom<WebSearchSection> for WebSearchConfig {
+    type Error = String;
+
+    fn try_from(section: WebSearchSection) -> Result<Self, Self::Error> {
+        let config = Self {
+            provider: section.provider,
+            url: section.url,
+            api_key_env: section.api_key_env.filter(|v| !v.trim().is_empty()),
+        };
+        config.tool().map_err(|e| e.to_string())?;
+        if config.provider.needs_key() && config.api_key_env.is_none() {
+            return Err(format!(
+                "[web_search] provider = \"{}\" needs `api_key_env`, the variable holding its API key",
+                config.provider
+            ));
+        }
+        Ok(config)
+    }
+}
+
+impl WebSearchConfig {
+    /// The `web_search` tool bound to this service.
+    pub fn tool(&self) -> Result<WebSearch, kigi_tools::WebError> {
+        WebSearch::new(self.provider, self.url.as_deref(), self.api_key_env.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    struct Doc {
+        web_search: WebSearchConfig,
+    }
+
+    fn parse(text: &str) -> Result<WebSearchConfig, String> {
+        toml::from_str::<Doc>(text)
+            .map(|doc| doc.web_search)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_searxng_section_with_a_url_reads_and_builds_its_tool() {
+        let config =
+            parse("[web_search]\nprovider = \"searxng\"\nurl = \"http://127.0.0.1:8888\"\n")
+                .unwrap();
+        assert_eq!(
+            config,
+            WebSearchConfig {
+                provider: WebSearchProvider::Searxng,
+                url: Some("http://127.0.0.1:8888".into()),
+                api_key_env: None,
+            }
+        );
+        assert!(config.tool().is_ok());
+    }
+
+    #[test]
+    fn missing_urls_keys_and_unknown_providers_are_refused_when_read() {
+        let no_url = parse("[web_search]\nprovider = \"searxng\"\n").unwrap_err();
+        assert!(
+            no_url.contains("provider = \"searxng\" needs `url`"),
+            "{no_url}"
+        );
+        let no_key = parse("[web_search]\nprovider = \"brave\"\n").unwrap_err();
+        assert!(no_key.contains("needs `api_key_env`"), "{no_key}");
+        let bad_url =
+            parse("[web_search]\nprovider = \"searxng\"\nurl = \"ftp://x\"\n").unwrap_err();
+        assert!(bad_url.contains("scheme ftp is not fetched"), "{bad_url}");
+        let kimi = parse("[web_search]\nprovider = \"kimi\"\n").unwrap_err();
+        assert!(kimi.contains("unknown variant `kimi`"), "{kimi}");
+        let tavily =
+            parse("[web_search]\nprovider = \"tavily\"\napi_key_env = \"TAVILY_API_KEY\"\n")
+                .unwrap();
+        assert_eq!(tavily.url, None);
+    }
+}

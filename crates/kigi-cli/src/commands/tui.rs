@@ -1,0 +1,108 @@
+//! `kigi` and `kigi "PROMPT"`: the interactive terminal (`kigi-tui`) on a session opened with
+//! the same flags as print mode. With no model configured it says how to configure one and
+//! offers the demo instead of failing.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kigi_agent::{KigiPaths, LoadedConfig, PermissionMode};
+use kigi_core::host::{AgentChoice, HostError, OpenRequest, SessionStart};
+use kigi_model::{ModelConfigError, ModelFlags};
+use kigi_tui::{TuiError, TuiOptions};
+
+use super::demo;
+use super::progress::OutputFormat;
+
+/// How long the exit waits for blocking work still running.
+const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Everything `kigi [PROMPT]` was told.
+#[derive(Debug, Clone)]
+pub struct TuiArgs {
+    pub prompt: Option<String>,
+    pub agent: Option<String>,
+    pub agent_file: Option<PathBuf>,
+    pub permission_mode: Option<PermissionMode>,
+    pub resume: Option<String>,
+    pub continue_last: bool,
+    pub model: ModelFlags,
+    pub rules: kigi_agent::permissions::PermissionRules,
+    pub sandbox: Option<kigi_tools::sandbox::SandboxMode>,
+}
+
+/// Runs the interactive terminal.
+pub fn run(args: TuiArgs) -> anyhow::Result<ExitCode> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        errln!(
+            "kigi: the interactive terminal needs a terminal on stdin and stdout; run one turn headless with `kigi -p \"PROMPT\"`"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let paths = KigiPaths::from_env();
+    let config = LoadedConfig::load(&paths.config_file(), &|name| std::env::var(name).ok())
+        .map(|loaded| loaded.config)
+        .unwrap_or_default();
+    let history_path = paths.kigi_home.join("prompt-history.jsonl");
+    let host = super::session_host()?;
+    let request = OpenRequest {
+        start: match (&args.resume, args.continue_last) {
+            (Some(id), _) => SessionStart::Resume(id.clone()),
+            (None, true) => SessionStart::Continue,
+            (None, false) => SessionStart::New,
+        },
+        agent: match (&args.agent_file, &args.agent) {
+            (Some(file), _) => AgentChoice::File(file.clone()),
+            (None, Some(name)) => AgentChoice::Named(name.clone()),
+            (None, None) => AgentChoice::Default,
+        },
+        model: args.model.clone(),
+        permission_mode: args.permission_mode,
+        rules: args.rules.clone(),
+        sandbox: args.sandbox,
+        ..OpenRequest::new(&cwd)
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let ran = runtime.block_on(kigi_tui::run(TuiOptions {
+        host,
+        request,
+        prompt: args.prompt.clone(),
+        theme: config.tui.theme.clone(),
+        history_path,
+        default_context_window: config.compaction.default_context_window,
+    }));
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    match ran {
+        Ok(id) => {
+            errln!("kigi: carry on with `kigi --resume {id}`");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(TuiError::Host(HostError::Model(
+            error @ (ModelConfigError::MissingEndpoint { .. }
+            | ModelConfigError::MissingModel { .. }),
+        ))) => offer_demo(&error.to_string(), args.prompt.as_deref()),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Explains how to configure a model, and runs the demo when the person says yes.
+fn offer_demo(error: &str, prompt: Option<&str>) -> anyhow::Result<ExitCode> {
+    errln!(
+        "kigi: {error}\n\
+         kigi: to configure a model, set KIGI_BASE_URL and KIGI_MODEL (and KIGI_API_KEY if the endpoint needs one),\n\
+         kigi: or put `default_model` and `[endpoints] api_base_url` in $KIGI_HOME/config.toml (`kigi config` shows what is set).\n\
+         kigi: `kigi demo` runs a real session on the bundled scripted model, no key needed."
+    );
+    err!("Run the demo now? [Y/n] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    if matches!(answer.trim(), "" | "y" | "Y" | "yes") {
+        return demo::run_command(prompt, OutputFormat::Text);
+    }
+    Ok(ExitCode::from(2))
+}

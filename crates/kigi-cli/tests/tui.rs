@@ -1,0 +1,358 @@
+//! The interactive terminal end to end: the real `kigi` binary in a tmux pane (100 × 30)
+//! against the scripted model server, driven with `send-keys` and read with `capture-pane`.
+//! Every wait polls the pane with a ceiling; each test has its own tmux server, killed on drop.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use kigi_testkit::{Fault, Step};
+use serde_json::json;
+use support::Env;
+
+/// The longest any one screen wait lasts.
+const CEILING: Duration = Duration::from_secs(30);
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A tmux server of its own running kigi in one pane; killed on drop.
+struct Pane {
+    socket: String,
+}
+
+impl Pane {
+    fn start(env: &Env, args: &[&str]) -> Self {
+        let socket = format!(
+            "kigi-tui-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        );
+        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+        let script = format!(
+            "cd '{}' && env HOME='{}' KIGI_HOME='{}' KIGI_BASE_URL='{}' KIGI_MODEL=scripted KIGI_API_KEY= '{}' {}; echo KIGI-EXITED-$?; sleep 60",
+            env.repo.display(),
+            env.home.parent().unwrap().display(),
+            env.home.display(),
+            env.server().url(),
+            env!("CARGO_BIN_EXE_kigi"),
+            quoted.join(" ")
+        );
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "100",
+                "-y",
+                "30",
+            ])
+            .arg(script)
+            .status()
+            .expect("these tests need tmux (.ci/run installs it)");
+        assert!(status.success());
+        Self { socket }
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-S", "-500"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits (at most [`CEILING`]) until the pane shows `text`; returns the screen.
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < CEILING,
+                "the pane never showed {text:?}; it shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys"])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn type_text(&self, text: &str) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys", "-l", text])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn request_bodies(env: &Env) -> String {
+    env.server()
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_prompt_streams_a_markdown_answer_into_the_scrollback() {
+    let env = Env::new(vec![Step::text(
+        "# Plan\n\n- read the code\n- **fix** it\n\n| file | lines |\n|---|---|\n| main.rs | 12 |\n",
+    )]);
+    let pane = Pane::start(&env, &["tour please"]);
+    let screen = pane.wait_for("main.rs │ 12");
+    assert!(screen.contains("› tour please"), "{screen}");
+    assert!(screen.contains("# Plan"), "{screen}");
+    assert!(screen.contains("• read the code"), "{screen}");
+    assert!(screen.contains("scripted · default"), "{screen}");
+    pane.keys(&["C-d"]);
+    pane.wait_for("KIGI-EXITED-0");
+}
+
+#[test]
+fn an_edit_asks_is_allowed_and_the_file_changes() {
+    let env = Env::new(vec![
+        Step::tool_call(
+            "search_replace",
+            json!({"path": "notes.txt", "old_string": "old line", "new_string": "new line"}),
+        ),
+        Step::text("edited"),
+    ]);
+    env.write("notes.txt", "old line\n");
+    let pane = Pane::start(&env, &["change the note"]);
+    let screen = pane.wait_for("1. Allow once");
+    assert!(
+        screen.contains("kigi asks to run search_replace"),
+        "{screen}"
+    );
+    assert!(screen.contains("-old line"), "{screen}");
+    assert!(screen.contains("+new line"), "{screen}");
+    pane.keys(&["1"]);
+    pane.wait_for("edited");
+    assert_eq!(
+        std::fs::read_to_string(env.repo.join("notes.txt")).unwrap(),
+        "new line\n"
+    );
+    let screen = pane.screen();
+    assert!(screen.contains("✓ Edit notes.txt"), "{screen}");
+}
+
+#[test]
+fn a_denied_command_reaches_the_model_as_denied_with_the_reason() {
+    let env = Env::new(vec![
+        Step::tool_call("run_terminal_cmd", json!({"command": "touch created.txt"})),
+        Step::text("understood"),
+    ]);
+    let pane = Pane::start(&env, &["make a file"]);
+    pane.wait_for("touch created.txt");
+    pane.wait_for("3. Deny");
+    pane.keys(&["3"]);
+    pane.wait_for("Why not?");
+    pane.type_text("not in this repo");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("understood");
+    assert!(screen.contains("denied"), "{screen}");
+    assert!(!env.repo.join("created.txt").exists());
+    let bodies = request_bodies(&env);
+    assert!(bodies.contains("not in this repo"), "{bodies}");
+    assert!(bodies.contains("denied"), "{bodies}");
+}
+
+#[test]
+fn esc_interrupts_a_long_answer() {
+    let env = Env::new(vec![
+        Step::text("The first half of a very long answer that goes on and on, then hangs forever")
+            .after_faults(vec![Fault::Hang]),
+        Step::text("fresh answer"),
+    ]);
+    let pane = Pane::start(&env, &["talk a lot"]);
+    pane.wait_for("The first half");
+    pane.keys(&["Escape"]);
+    pane.wait_for("■ Interrupted");
+    // The session goes on: the next prompt is answered.
+    pane.type_text("again");
+    pane.keys(&["Enter"]);
+    pane.wait_for("› again");
+}
+
+#[test]
+fn a_message_typed_while_the_agent_works_is_queued_then_delivered() {
+    let mut first = Step::text("first answer");
+    first.latency_ms = 3_000;
+    let env = Env::new(vec![first, Step::text("got your note")]);
+    let pane = Pane::start(&env, &["start working"]);
+    env.wait_for_first_request();
+    pane.type_text("also check the tests");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("queued: also check the tests");
+    assert!(screen.contains("1 queued"), "{screen}");
+    let screen = pane.wait_for("got your note");
+    assert!(screen.contains("› also check the tests"), "{screen}");
+    assert!(request_bodies(&env).contains("also check the tests"));
+}
+
+#[test]
+fn resume_reopens_a_session_of_this_folder() {
+    let env = Env::new(vec![Step::text("answer one")]);
+    let pane = Pane::start(&env, &["hello one"]);
+    pane.wait_for("answer one");
+    pane.keys(&["C-d"]);
+    pane.wait_for("KIGI-EXITED-0");
+    drop(pane);
+    let pane = Pane::start(&env, &[]);
+    pane.wait_for("Ask kigi");
+    pane.type_text("/resume");
+    pane.keys(&["Enter"]);
+    pane.wait_for("hello one");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("Resumed session");
+    assert!(screen.contains("answer one"), "{screen}");
+}
+
+impl Pane {
+    /// Pastes `text` as the terminal would (bracketed, since kigi asks for it).
+    fn paste(&self, text: &str) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "set-buffer", "-b", "kigi", text])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "paste-buffer", "-p", "-d", "-b", "kigi"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn resize(&self, width: u16, height: u16) {
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &self.socket,
+                "resize-window",
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+#[test]
+fn a_resize_to_forty_columns_reprints_the_conversation_without_broken_rows() {
+    let env = Env::new(vec![Step::text(
+        "A first paragraph that is long enough to wrap once the terminal gets narrow.\n\n- item one\n- item two\n",
+    )]);
+    let pane = Pane::start(&env, &["explain"]);
+    pane.wait_for("• item two");
+    pane.resize(40, 20);
+    let screen = pane.wait_for(&format!("{}\n", "─".repeat(40)));
+    // Everything, scrollback included, is at most 40 columns, printed once, and no row is a
+    // piece of a wider row the terminal re-wrapped.
+    for line in screen.lines() {
+        assert!(line.chars().count() <= 40, "{line:?} in\n{screen}");
+        let rule = line.trim_end();
+        assert!(
+            rule.is_empty() || !rule.chars().all(|c| c == '─') || rule.chars().count() == 40,
+            "a broken rule {rule:?} in\n{screen}"
+        );
+    }
+    assert_eq!(screen.matches("› explain").count(), 1, "{screen}");
+    assert!(screen.contains("• item two"), "{screen}");
+}
+
+#[test]
+fn shift_tab_cycles_the_permission_mode_for_the_session_and_ctrl_c_twice_quits() {
+    let env = Env::new(vec![
+        Step::tool_call(
+            "search_replace",
+            json!({"path": "notes.txt", "old_string": "old", "new_string": "new"}),
+        ),
+        Step::text("edited without asking"),
+    ]);
+    env.write("notes.txt", "old\n");
+    let pane = Pane::start(&env, &[]);
+    pane.wait_for("scripted · default");
+    pane.keys(&["BTab"]);
+    pane.wait_for("· acceptEdits ·");
+    // The host runs in the new mode: an edit in the workspace no longer asks.
+    pane.type_text("edit the note");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("edited without asking");
+    assert!(!screen.contains("Allow once"), "{screen}");
+    assert_eq!(
+        std::fs::read_to_string(env.repo.join("notes.txt")).unwrap(),
+        "new\n"
+    );
+    pane.keys(&["BTab"]);
+    pane.wait_for("· plan ·");
+    pane.keys(&["C-c"]);
+    pane.wait_for("Press Ctrl+C again to quit");
+    pane.keys(&["C-c"]);
+    pane.wait_for("KIGI-EXITED-0");
+}
+
+#[test]
+fn a_large_paste_is_folded_in_the_prompt_and_sent_whole() {
+    let env = Env::new(vec![Step::text("read your paste")]);
+    let pane = Pane::start(&env, &[]);
+    pane.wait_for("Ask kigi");
+    pane.type_text("look at this: ");
+    let pasted: String = (1..=12).map(|i| format!("log line {i}\n")).collect();
+    pane.paste(&pasted);
+    pane.wait_for("look at this: [pasted 12 lines]");
+    pane.keys(&["Enter"]);
+    pane.wait_for("read your paste");
+    let bodies = request_bodies(&env);
+    assert!(bodies.contains("log line 12"), "{bodies}");
+}
+
+#[test]
+fn at_completes_a_file_path_and_model_switches_the_model_for_the_next_turn() {
+    let env = Env::new(vec![Step::text("first"), Step::text("second")]);
+    env.write("src/parser.rs", "fn parse() {}\n");
+    let pane = Pane::start(&env, &[]);
+    pane.wait_for("Ask kigi");
+    pane.type_text("/model other-model");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Model: other-model from the next turn");
+    pane.type_text("read @pars");
+    pane.wait_for("@src/parser.rs");
+    pane.keys(&["Tab"]);
+    pane.wait_for("› read @src/parser.rs");
+    pane.keys(&["Enter"]);
+    pane.wait_for("first");
+    let requests = env.server().requests();
+    let last = &requests.last().unwrap().body;
+    assert_eq!(last["model"], "other-model");
+    assert!(last.to_string().contains("read @src/parser.rs"));
+}

@@ -1,0 +1,28 @@
+//! kigi's interactive terminal: the conversation in the terminal's own scrollback (finished
+//! blocks printed above, a live area at the bottom), driven only by the session host:
+//! [`kigi_protocol::HostCommand`]s in, [`kigi_protocol::HostEvent`]s out.
+//!
+//! The rule: no session logic here. What the terminal does to a session is a host command;
+//! what it shows is a host event. The views are pure functions of [`app::App`] (snapshot
+//! tested); `inline_terminal` and `event_loop` are the only parts that touch the terminal.
+
+pub mod app;
+pub mod approval;
+pub mod composer;
+mod error;
+mod event_loop;
+pub mod file_mention;
+pub mod history_search;
+pub mod inline_terminal;
+pub mod input_history;
+pub mod markdown;
+pub mod session_picker;
+pub mod slash;
+pub mod theme;
+pub mod tool_view;
+pub mod transcript;
+pub mod view;
+pub mod wrap;
+
+pub use error::TuiError;
+pub use event_loop::{TuiOptions, run};

@@ -1,0 +1,513 @@
+//! The conversation as the terminal shows it, built from host events only: finished cells
+//! (printed once into the terminal's scrollback) and what is still live (the answer and
+//! thinking streaming in, calls running, children at work).
+//!
+//! The rule: a cell, once finished, never changes; everything that can still change stays
+//! live until its ending event arrives. A resumed session replays its stored events through
+//! the same [`Transcript::apply`].
+
+use std::collections::BTreeMap;
+
+use kigi_protocol::{
+    HookOutcome, HostEvent, HostEventBody, HostNotice, SessionEvent, ToolStatus, TurnEndReason,
+};
+use ratatui::text::{Line, Span};
+
+use crate::markdown::render_markdown;
+use crate::theme::Theme;
+use crate::tool_view::ToolBlock;
+use crate::wrap::wrap_line;
+
+/// Lines of a sent prompt shown before the fold (a large paste).
+const USER_LINES: usize = 8;
+/// Lines of thinking shown in a finished cell before the fold.
+const THINKING_LINES: usize = 2;
+
+/// One finished block of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HistoryCell {
+    /// What the person sent.
+    User(String),
+    /// The answer, as Markdown.
+    Answer(String),
+    /// The model's reasoning, shown dimmed and folded.
+    Thinking(String),
+    Tool(ToolBlock),
+    /// A note of kigi's (dim).
+    Info(String),
+    Warning(String),
+    Error(String),
+}
+
+impl HistoryCell {
+    /// The cell's lines at `width`.
+    pub fn lines(&self, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+        match self {
+            Self::User(text) => {
+                let lines: Vec<&str> = text.lines().collect();
+                let mut out: Vec<Line<'static>> = lines
+                    .iter()
+                    .take(USER_LINES)
+                    .enumerate()
+                    .flat_map(|(i, line)| {
+                        let lead = if i == 0 { "› " } else { "  " };
+                        let line = Line::from(vec![
+                            Span::styled(lead, theme.user),
+                            Span::styled((*line).to_owned(), theme.text),
+                        ]);
+                        wrap_line(&line, width, 2)
+                    })
+                    .collect();
+                if lines.len() > USER_LINES {
+                    out.push(Line::styled(
+                        format!("  … {} more lines", lines.len() - USER_LINES),
+                        theme.dim,
+                    ));
+                }
+                out
+            }
+            Self::Answer(text) => render_markdown(text, width, theme),
+            Self::Thinking(text) => {
+                let lines: Vec<&str> = text.trim().lines().filter(|l| !l.is_empty()).collect();
+                let mut out: Vec<Line<'static>> = lines
+                    .iter()
+                    .take(THINKING_LINES)
+                    .flat_map(|line| {
+                        wrap_line(&Line::styled(format!("∴ {line}"), theme.dim), width, 2)
+                    })
+                    .collect();
+                if lines.len() > THINKING_LINES {
+                    out.push(Line::styled(
+                        format!(
+                            "  … {} more lines of thinking",
+                            lines.len() - THINKING_LINES
+                        ),
+                        theme.dim,
+                    ));
+                }
+                out
+            }
+            Self::Tool(block) => block.lines(width, theme, 0),
+            Self::Info(text) => styled_text(text, width, theme.dim),
+            Self::Warning(text) => styled_text(text, width, theme.warning),
+            Self::Error(text) => styled_text(text, width, theme.error),
+        }
+    }
+}
+
+fn styled_text(text: &str, width: usize, style: ratatui::style::Style) -> Vec<Line<'static>> {
+    text.lines()
+        .flat_map(|line| wrap_line(&Line::styled(line.to_owned(), style), width, 2))
+        .collect()
+}
+
+/// A child at work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildRow {
+    pub agent_type: String,
+    pub description: String,
+    pub activity: String,
+    pub background: bool,
+}
+
+/// Token counts of the whole tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenCount {
+    pub input: u64,
+    pub output: u64,
+}
+
+/// The conversation: finished cells and what is live.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    pub cells: Vec<HistoryCell>,
+    /// The main agent's answer streaming in.
+    pub streaming: String,
+    /// The main agent's thinking streaming in.
+    pub thinking: String,
+    /// Calls running, in the order they started.
+    pub running: Vec<ToolBlock>,
+    pub children: BTreeMap<String, ChildRow>,
+    pub tokens: TokenCount,
+    /// The main agent's last request, in input tokens: how full its context is.
+    pub context_tokens: u64,
+    pub model: Option<String>,
+    /// What the main agent does now, when it is not streaming (`Retrying (2)`, `Compacting`).
+    pub activity: Option<String>,
+    /// The part of the streaming answer already printed as cells (finished blocks).
+    committed: String,
+    /// The streaming answer's thinking was printed already.
+    thinking_committed: bool,
+}
+
+impl Transcript {
+    /// Forgets everything of the session but the printed cells (another session opens).
+    pub fn restart(&mut self) {
+        *self = Self {
+            cells: std::mem::take(&mut self.cells),
+            ..Self::default()
+        };
+    }
+
+    /// Takes one host event (approval notices are the caller's).
+    pub fn apply(&mut self, event: &HostEvent) {
+        let main = event.is_main();
+        match &event.body {
+            HostEventBody::Session(session) if main => self.apply_main(session),
+            HostEventBody::Session(session) => self.apply_child(&event.agent_id, session),
+            HostEventBody::Notice(notice) => self.apply_notice(&event.agent_id, notice),
+        }
+    }
+
+    fn apply_main(&mut self, event: &SessionEvent) {
+        match event {
+            SessionEvent::SessionStart { model, .. } => self.model = Some(model.clone()),
+            SessionEvent::UserMessage { text } => {
+                self.cells.push(HistoryCell::User(text.clone()));
+                self.activity = Some("Thinking".to_owned());
+            }
+            SessionEvent::ThinkingDelta { text } => self.thinking.push_str(text),
+            SessionEvent::TextDelta { text } => {
+                self.activity = None;
+                self.streaming.push_str(text);
+                self.commit_finished_blocks();
+            }
+            SessionEvent::AssistantMessage { text, thinking, .. } => {
+                if !self.thinking_committed {
+                    let thinking = if thinking.is_empty() {
+                        &self.thinking
+                    } else {
+                        thinking
+                    };
+                    if !thinking.trim().is_empty() {
+                        self.cells.push(HistoryCell::Thinking(thinking.clone()));
+                    }
+                }
+                // What streamed and was printed already is not printed again.
+                let rest = if self.committed.is_empty() {
+                    text.as_str()
+                } else {
+                    text.strip_prefix(self.committed.as_str())
+                        .unwrap_or(self.streaming.as_str())
+                };
+                if !rest.trim().is_empty() {
+                    self.cells.push(HistoryCell::Answer(rest.to_owned()));
+                }
+                self.streaming.clear();
+                self.thinking.clear();
+                self.committed.clear();
+                self.thinking_committed = false;
+            }
+            SessionEvent::ToolCall {
+                call_id,
+                name,
+                raw_input,
+                meta,
+            } => {
+                self.activity = None;
+                self.running.push(ToolBlock::new(
+                    call_id,
+                    kigi_protocol::MAIN_AGENT_ID,
+                    name,
+                    raw_input,
+                    meta.as_ref().map(|m| &m.tool),
+                ));
+            }
+            SessionEvent::ToolResult {
+                call_id,
+                status,
+                output,
+                ..
+            } => self.finish_call(call_id, *status, output),
+            SessionEvent::Usage {
+                input_tokens,
+                output_tokens,
+                ..
+            } => {
+                self.context_tokens = *input_tokens;
+                self.count(*input_tokens, *output_tokens);
+            }
+            SessionEvent::Retrying {
+                attempt, reason, ..
+            } => self.activity = Some(format!("Retrying ({attempt}): {reason}")),
+            SessionEvent::TurnEnd { reason, .. } => self.end_turn(*reason),
+            SessionEvent::Error { code, message } => self
+                .cells
+                .push(HistoryCell::Error(format!("{message} ({code})"))),
+            SessionEvent::CompactionStarted { .. } => {
+                self.activity = Some("Compacting the conversation".to_owned());
+            }
+            SessionEvent::Compaction {
+                tokens_before,
+                tokens_after,
+                ..
+            } => {
+                self.activity = None;
+                self.cells.push(HistoryCell::Info(format!(
+                    "Compacted the conversation: {tokens_before} → {tokens_after} tokens"
+                )));
+            }
+            SessionEvent::HookRun {
+                event,
+                command,
+                outcome,
+                message,
+                ..
+            } if *outcome != HookOutcome::Ok => self.cells.push(HistoryCell::Warning(format!(
+                "{event} hook `{command}`: {outcome:?} {message}"
+            ))),
+            _ => {}
+        }
+    }
+
+    fn apply_child(&mut self, agent_id: &str, event: &SessionEvent) {
+        if let SessionEvent::Usage {
+            input_tokens,
+            output_tokens,
+            ..
+        } = event
+        {
+            self.count(*input_tokens, *output_tokens);
+        }
+        let _ = agent_id;
+    }
+
+    fn apply_notice(&mut self, agent_id: &str, notice: &HostNotice) {
+        match notice {
+            HostNotice::SubagentStarted {
+                description,
+                agent_type,
+                model,
+                model_source,
+                background,
+                ..
+            } => {
+                let mode = if *background { "background " } else { "" };
+                self.cells.push(HistoryCell::Info(format!(
+                    "↳ {agent_id} started ({mode}{agent_type}, model {model} from {model_source}): {description}"
+                )));
+                self.children.insert(
+                    agent_id.to_owned(),
+                    ChildRow {
+                        agent_type: agent_type.clone(),
+                        description: description.clone(),
+                        activity: "Starting".to_owned(),
+                        background: *background,
+                    },
+                );
+            }
+            HostNotice::SubagentActivity { label } => {
+                if let Some(child) = self.children.get_mut(agent_id) {
+                    child.activity.clone_from(label);
+                }
+            }
+            HostNotice::SubagentFinished {
+                status,
+                error,
+                tool_calls,
+                elapsed_ms,
+                input_tokens,
+                output_tokens,
+                ..
+            } => {
+                self.children.remove(agent_id);
+                let mark = if status == "completed" { "✓" } else { "✗" };
+                let mut text = format!(
+                    "{mark} {agent_id} {status} · {tool_calls} tool calls · {} tokens · {:.1}s",
+                    input_tokens + output_tokens,
+                    *elapsed_ms as f64 / 1000.0
+                );
+                if let Some(error) = error {
+                    text.push_str(&format!(": {error}"));
+                }
+                self.cells.push(if status == "completed" {
+                    HistoryCell::Info(text)
+                } else {
+                    HistoryCell::Warning(text)
+                });
+            }
+            HostNotice::ApprovalRequested { .. } | HostNotice::ApprovalResolved { .. } => {}
+        }
+    }
+
+    /// Prints the finished blocks of the streaming answer (up to its last blank line outside
+    /// a code fence, before a block that starts at the margin), so a long answer reaches the
+    /// scrollback as it streams instead of all at its end.
+    fn commit_finished_blocks(&mut self) {
+        let Some(split) = finished_prefix(&self.streaming) else {
+            return;
+        };
+        if !self.thinking_committed {
+            if !self.thinking.trim().is_empty() {
+                self.cells
+                    .push(HistoryCell::Thinking(self.thinking.clone()));
+            }
+            self.thinking_committed = true;
+        }
+        let done: String = self.streaming.drain(..split).collect();
+        self.committed.push_str(&done);
+        if !done.trim().is_empty() {
+            self.cells
+                .push(HistoryCell::Answer(done.trim_end().to_owned()));
+        }
+    }
+
+    fn count(&mut self, input: u64, output: u64) {
+        self.tokens.input += input;
+        self.tokens.output += output;
+    }
+
+    fn finish_call(&mut self, call_id: &str, status: ToolStatus, output: &str) {
+        let Some(at) = self.running.iter().position(|b| b.call_id == call_id) else {
+            return;
+        };
+        let mut block = self.running.remove(at);
+        block.status = Some(status);
+        block.output = output.to_owned();
+        self.cells.push(HistoryCell::Tool(block));
+        if self.running.is_empty() {
+            self.activity = Some("Thinking".to_owned());
+        }
+    }
+
+    fn end_turn(&mut self, reason: TurnEndReason) {
+        if !self.streaming.trim().is_empty() {
+            let text = std::mem::take(&mut self.streaming);
+            self.cells.push(HistoryCell::Answer(text));
+        }
+        self.streaming.clear();
+        self.thinking.clear();
+        for mut block in std::mem::take(&mut self.running) {
+            block.status = Some(ToolStatus::Cancelled);
+            self.cells.push(HistoryCell::Tool(block));
+        }
+        self.activity = None;
+        match reason {
+            TurnEndReason::Cancelled => self
+                .cells
+                .push(HistoryCell::Warning("■ Interrupted".to_owned())),
+            TurnEndReason::MaxTurns => self.cells.push(HistoryCell::Warning(
+                "The turn stopped at its maxTurns limit".to_owned(),
+            )),
+            TurnEndReason::Completed | TurnEndReason::Error => {}
+        }
+    }
+
+    /// Whether something live animates (a spinner).
+    pub fn animating(&self) -> bool {
+        !self.running.is_empty() || !self.children.is_empty() || self.activity.is_some()
+    }
+}
+
+/// The length of `text`'s finished blocks: up to the last blank line outside a code fence
+/// that a block starting at the margin follows (not a list's continuation, not a table row).
+fn finished_prefix(text: &str) -> Option<usize> {
+    let mut in_fence = false;
+    let mut offset = 0;
+    let mut previous_blank = false;
+    let mut split = None;
+    for line in text.split_inclusive('\n') {
+        let complete = line.ends_with('\n');
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            if !in_fence && previous_blank && line == trimmed && complete {
+                split = Some(offset);
+            }
+            in_fence = !in_fence;
+        } else if !in_fence
+            && previous_blank
+            && complete
+            && !line.starts_with(char::is_whitespace)
+            && !line.starts_with(['|', '-', '*', '+', '>'])
+            && !line.starts_with(|c: char| c.is_ascii_digit())
+        {
+            split = Some(offset);
+        }
+        previous_blank = !in_fence && line.trim().is_empty() && complete;
+        offset += line.len();
+    }
+    split
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn main(event: SessionEvent) -> HostEvent {
+        HostEvent::main(HostEventBody::Session(event))
+    }
+
+    #[test]
+    fn a_streamed_answer_becomes_one_cell_when_the_message_completes() {
+        let mut t = Transcript::default();
+        t.apply(&main(SessionEvent::TextDelta { text: "Hel".into() }));
+        t.apply(&main(SessionEvent::TextDelta { text: "lo".into() }));
+        assert_eq!(t.streaming, "Hello");
+        assert!(t.cells.is_empty());
+        t.apply(&main(SessionEvent::AssistantMessage {
+            text: "Hello".into(),
+            thinking: String::new(),
+            thinking_signature: None,
+            tool_calls: vec![],
+        }));
+        assert_eq!(t.cells, [HistoryCell::Answer("Hello".into())]);
+        assert!(t.streaming.is_empty());
+    }
+
+    #[test]
+    fn finished_blocks_of_a_streaming_answer_are_printed_as_they_complete() {
+        let mut t = Transcript::default();
+        t.apply(&main(SessionEvent::ThinkingDelta { text: "hmm".into() }));
+        for delta in [
+            "# Title\n\nFirst para",
+            "graph.\n\n```\ncode\n\nmore\n",
+            "```\n\nLast",
+        ] {
+            t.apply(&main(SessionEvent::TextDelta { text: delta.into() }));
+        }
+        assert_eq!(
+            t.cells,
+            [
+                HistoryCell::Thinking("hmm".into()),
+                HistoryCell::Answer("# Title\n\nFirst paragraph.".into()),
+            ]
+        );
+        let full = "# Title\n\nFirst paragraph.\n\n```\ncode\n\nmore\n```\n\nLast";
+        t.apply(&main(SessionEvent::AssistantMessage {
+            text: full.into(),
+            thinking: "hmm".into(),
+            thinking_signature: None,
+            tool_calls: vec![],
+        }));
+        assert_eq!(t.cells.len(), 3);
+        assert_eq!(
+            t.cells[2],
+            HistoryCell::Answer("```\ncode\n\nmore\n```\n\nLast".into())
+        );
+    }
+
+    #[test]
+    fn an_interrupted_turn_keeps_what_streamed_and_cancels_running_calls() {
+        let mut t = Transcript::default();
+        t.apply(&main(SessionEvent::TextDelta {
+            text: "partial".into(),
+        }));
+        t.apply(&main(SessionEvent::ToolCall {
+            call_id: "c1".into(),
+            name: "run_terminal_cmd".into(),
+            raw_input: r#"{"command":"sleep 9"}"#.into(),
+            meta: None,
+        }));
+        t.apply(&main(SessionEvent::TurnEnd {
+            reason: TurnEndReason::Cancelled,
+            steps: 1,
+        }));
+        assert_eq!(t.cells[0], HistoryCell::Answer("partial".into()));
+        assert!(
+            matches!(&t.cells[1], HistoryCell::Tool(b) if b.status == Some(ToolStatus::Cancelled))
+        );
+        assert_eq!(t.cells[2], HistoryCell::Warning("■ Interrupted".into()));
+        assert!(!t.animating());
+    }
+}
