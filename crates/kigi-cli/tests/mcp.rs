@@ -400,3 +400,32 @@ fn a_servers_read_only_hint_does_not_skip_the_ask() {
     let results = tool_results(&env);
     assert!(results[0].contains("was not run"), "{results:?}");
 }
+
+#[test]
+fn a_tools_image_reaches_a_model_that_reads_images_and_only_a_note_reaches_others() {
+    for reads_images in [true, false] {
+        let env = Env::new(vec![
+            Step::calls(vec![("mcp__everything__get-tiny-image", json!({}))]),
+            Step::text("seen"),
+        ]);
+        config(
+            &env,
+            &format!(
+                "{}[models.scripted]\nimages = {reads_images}\n",
+                everything_config()
+            ),
+        );
+        let out = env.kigi(&["-p", "look", "--allowedTools", "mcp__everything__*"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let sent = env.server().requests()[1].body["messages"].to_string();
+        assert!(
+            sent.contains("[image: image/png"),
+            "the note is always there: {sent}"
+        );
+        assert_eq!(
+            sent.contains("data:image/png;base64,"),
+            reads_images,
+            "images = {reads_images}: {sent}"
+        );
+    }
+}

@@ -446,6 +446,8 @@ impl Session {
             }
             let outcomes = self.setup.runtime.run(&response.tool_calls, cancel).await;
             self.flush_hook_runs()?;
+            let accepts_images = self.setup.client.endpoint().accepts_images;
+            let mut images = Vec::new();
             for outcome in outcomes {
                 if outcome.status == ToolStatus::Completed
                     && let Some(canonical) = &outcome.canonical
@@ -458,6 +460,20 @@ impl Session {
                     status: outcome.status,
                     output: outcome.output,
                 })?;
+                if accepts_images && !outcome.images.is_empty() {
+                    images.push(SessionEvent::ToolImages {
+                        call_id: outcome.call_id.clone(),
+                        name: outcome.name.clone(),
+                        images: outcome
+                            .images
+                            .iter()
+                            .map(|image| kigi_protocol::ImagePart {
+                                media_type: image.media_type.clone(),
+                                data: image.data.clone(),
+                            })
+                            .collect(),
+                    });
+                }
                 push_result(
                     &mut self.messages,
                     ToolResult {
@@ -466,6 +482,14 @@ impl Session {
                         is_error: outcome.status != ToolStatus::Completed,
                     },
                 );
+            }
+            // After all results (providers want results right after their calls), the images
+            // for a model that reads them.
+            for event in images {
+                if let Some(message) = crate::transcript::image_message(&event) {
+                    self.messages.push(message);
+                }
+                self.emit(event)?;
             }
             if cancel.is_cancelled() {
                 return Err(self.fail(TurnError::Cancelled, &summary));

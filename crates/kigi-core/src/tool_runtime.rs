@@ -51,6 +51,8 @@ pub struct CallOutcome {
     pub output: String,
     /// What the model sees (clamped).
     pub model_output: String,
+    /// Images the call returned (sent on only to a model that reads images).
+    pub images: Vec<kigi_tools::ToolImage>,
 }
 
 /// The agent's tools, ready to run.
@@ -505,6 +507,7 @@ impl ToolRuntime {
             status,
             model_output: clamp_head_tail(&output, MODEL_OUTPUT_CHARS),
             output,
+            images: Vec::new(),
         }
     }
 }

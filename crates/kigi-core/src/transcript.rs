@@ -61,6 +61,10 @@ pub fn messages_from<'a>(events: impl IntoIterator<Item = &'a SessionEvent>) -> 
                     },
                 );
             }
+            event @ SessionEvent::ToolImages { .. } => {
+                close_pending(&mut messages, &mut pending);
+                messages.extend(image_message(event));
+            }
             SessionEvent::Compaction {
                 summary,
                 kept_messages,
@@ -78,6 +82,24 @@ pub fn messages_from<'a>(events: impl IntoIterator<Item = &'a SessionEvent>) -> 
     }
     close_pending(&mut messages, &mut pending);
     messages
+}
+
+/// The user message that carries a tool's images to the model.
+pub fn image_message(event: &SessionEvent) -> Option<Message> {
+    let SessionEvent::ToolImages { name, images, .. } = event else {
+        return None;
+    };
+    let mut content = vec![ContentPart::Text {
+        text: format!("Images from `{name}`:"),
+    }];
+    content.extend(images.iter().map(|image| ContentPart::Image {
+        media_type: image.media_type.clone(),
+        data: image.data.clone(),
+    }));
+    Some(Message {
+        role: Role::User,
+        content,
+    })
 }
 
 /// Adds a result to the trailing tool-results message, or starts one.

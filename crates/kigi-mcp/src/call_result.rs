@@ -95,11 +95,23 @@ impl McpCallResult {
     /// The runtime's shape: the text rendering, failed when `isError`.
     pub fn into_tool_output(self) -> ToolOutput {
         let text = self.to_text();
-        if self.is_error {
+        let mut output = if self.is_error {
             ToolOutput::error(text)
         } else {
             ToolOutput::ok(text)
-        }
+        };
+        output.images = self
+            .content
+            .iter()
+            .filter_map(|part| match part {
+                McpContent::Image { mime_type, data } => Some(kigi_tools::ToolImage {
+                    media_type: mime_type.clone(),
+                    data: data.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        output
     }
 }
 
@@ -149,12 +161,11 @@ pub fn base64_decoded_len(data: &str) -> usize {
 fn content_text(part: &McpContent) -> String {
     match part {
         McpContent::Text(text) => text.clone(),
-        McpContent::Image { mime_type, data } => format!(
-            "[image: {mime_type}, {} bytes; not shown to this model]",
-            base64_decoded_len(data)
-        ),
+        McpContent::Image { mime_type, data } => {
+            format!("[image: {mime_type}, {} bytes]", base64_decoded_len(data))
+        }
         McpContent::Audio { mime_type, data } => format!(
-            "[audio: {mime_type}, {} bytes; not shown to this model]",
+            "[audio: {mime_type}, {} bytes; not sent to the model]",
             base64_decoded_len(data)
         ),
         McpContent::Resource {
@@ -244,8 +255,8 @@ mod tests {
         );
         assert_eq!(
             result.to_text(),
-            "hi\n[image: image/png, 4 bytes; not shown to this model]\n\
-             [audio: audio/wav, 3 bytes; not shown to this model]\n\
+            "hi\n[image: image/png, 4 bytes]\n\
+             [audio: audio/wav, 3 bytes; not sent to the model]\n\
              [resource demo://a (text/plain)]\nbody\n\
              [resource demo://b: unknown type, 4 bytes]\n\
              [resource link: c <demo://c>: a link]\n\

@@ -60,9 +60,9 @@ async fn tiny_image_keeps_its_bytes(conn: &McpConnection) {
     );
     let size = kigi_mcp::base64_decoded_len(data);
     assert!(
-        result.to_text().contains(&format!(
-            "[image: image/png, {size} bytes; not shown to this model]"
-        )),
+        result
+            .to_text()
+            .contains(&format!("[image: image/png, {size} bytes]")),
         "{}",
         result.to_text()
     );

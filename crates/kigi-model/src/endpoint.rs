@@ -95,6 +95,8 @@ pub struct ModelEndpoint {
     pub api_key: Option<ApiKey>,
     pub context_window: Option<u64>,
     pub max_output_tokens: Option<u32>,
+    /// The model reads images (`[models.<alias>] images = true`): tools' images are sent on.
+    pub accepts_images: bool,
     /// Extra body fields sent with every request to this model.
     pub request_params: Map<String, Value>,
 }
@@ -112,6 +114,7 @@ impl ModelEndpoint {
             api_key: None,
             context_window: None,
             max_output_tokens: None,
+            accepts_images: false,
             request_params: Map::new(),
         }
     }

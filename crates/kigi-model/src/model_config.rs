@@ -58,6 +58,8 @@ pub struct ModelSettings {
     pub api_key_env: Option<String>,
     pub context_window: Option<u64>,
     pub max_output_tokens: Option<u32>,
+    /// The model reads images, so tools' images are sent on to it (default false).
+    pub images: Option<bool>,
     /// Extra body fields for every request (`temperature`, `top_p`, …).
     pub request_params: toml::Table,
 }
@@ -207,6 +209,7 @@ impl ModelsConfig {
             api_key,
             context_window: settings.context_window,
             max_output_tokens: settings.max_output_tokens,
+            accepts_images: settings.images.unwrap_or(false),
             request_params: toml_to_json(&settings.request_params),
         })
     }

@@ -17,7 +17,7 @@ pub use host_command::{ApprovalAnswer, HostCommand};
 pub use host_event::{ApprovalDecision, HostEvent, HostEventBody, HostNotice, MAIN_AGENT_ID};
 pub use message::{ContentPart, Message, Role, ToolCall, ToolResult};
 pub use session_event::{
-    HookOutcome, ReminderSource, SessionEvent, ToolCallMeta, ToolStatus, TurnEndReason,
+    HookOutcome, ImagePart, ReminderSource, SessionEvent, ToolCallMeta, ToolStatus, TurnEndReason,
 };
 pub use tool_kind::ToolKind;
 pub use tool_meta::{CanonicalToolMeta, TOOL_META_KEY, TOOL_META_VERSION, tool_meta_schema};

@@ -66,6 +66,13 @@ pub enum SessionEvent {
         status: ToolStatus,
         output: String,
     },
+    /// Images a tool call returned, sent on to a model that reads images (as a user message
+    /// after the results). Written to the transcript so a resume sends them again.
+    ToolImages {
+        call_id: String,
+        name: String,
+        images: Vec<ImagePart>,
+    },
     Usage {
         input_tokens: u64,
         output_tokens: u64,
@@ -118,6 +125,13 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "String::is_empty")]
         message: String,
     },
+}
+
+/// One image, base64-encoded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImagePart {
+    pub media_type: String,
+    pub data: String,
 }
 
 /// How a hook run ended, as Claude Code reads a hook's exit.

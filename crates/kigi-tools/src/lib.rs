@@ -43,7 +43,7 @@ pub use sandbox::{
 };
 pub use schema::parameters_of;
 pub use tasks::{TaskRegistry, TaskReport, TaskState};
-pub use tool::{Tool, ToolError, ToolFuture, ToolOutput, parse_arguments};
+pub use tool::{Tool, ToolError, ToolFuture, ToolImage, ToolOutput, parse_arguments};
 pub use tool_aliases::{AliasResolution, resolve_tool_name};
 pub use web_request::{WebError, url_rule_host};
 pub use web_search_provider::{UnknownWebSearchProvider, WebSearchProvider};

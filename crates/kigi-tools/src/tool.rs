@@ -16,12 +16,22 @@ use crate::context::ToolContext;
 /// A boxed future, so `Tool` stays object-safe.
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
 
-/// What a call produced: the full text (the runtime clamps what the model sees).
+/// What a call produced: the full text (the runtime clamps what the model sees), and images
+/// for a model that accepts them (an MCP tool's screenshot).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {
     pub content: String,
     /// The tool ran and failed (a command's non-zero exit, a missing file, …).
     pub is_error: bool,
+    /// Images the call returned; the text says they exist, for models that take none.
+    pub images: Vec<ToolImage>,
+}
+
+/// An image a tool returned, base64-encoded as it arrived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolImage {
+    pub media_type: String,
+    pub data: String,
 }
 
 impl ToolOutput {
@@ -29,6 +39,7 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: false,
+            images: Vec::new(),
         }
     }
 
@@ -36,6 +47,7 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: true,
+            images: Vec::new(),
         }
     }
 }

@@ -158,6 +158,9 @@ pub fn show(id: &str, agent: Option<&str>, as_json: bool) -> anyhow::Result<Exit
             } => say(format!(
                 "[{time}]   compacted: about {tokens_before} → {tokens_after} tokens, {kept_messages} recent message(s) kept"
             )),
+            SessionEvent::ToolImages { name, images, .. } => {
+                say(format!("[{time}]   {} image(s) from {name}", images.len()))
+            }
             SessionEvent::TextDelta { .. } | SessionEvent::ThinkingDelta { .. } => {}
         }
     }

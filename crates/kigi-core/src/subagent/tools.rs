@@ -59,6 +59,7 @@ impl Tool for SpawnSubagent {
                     ToolOutput {
                         content: result.render(),
                         is_error: failed,
+                        images: Vec::new(),
                     }
                 }
                 Ok(SpawnOutcome::Background { id, backgrounded }) => {

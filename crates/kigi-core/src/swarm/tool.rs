@@ -79,6 +79,7 @@ impl Tool for AgentSwarm {
             Ok(ToolOutput {
                 content: report.render(),
                 is_error: failed,
+                images: Vec::new(),
             })
         })
     }

@@ -54,11 +54,15 @@ impl ToolRuntime {
                     continue;
                 }
             };
+            let mut images = Vec::new();
             let (status, output) = match joined {
                 Ok(Ran::Output(Ok(output))) if output.is_error => {
                     (ToolStatus::Failed, output.content)
                 }
-                Ok(Ran::Output(Ok(output))) => (ToolStatus::Completed, output.content),
+                Ok(Ran::Output(Ok(output))) => {
+                    images = output.images;
+                    (ToolStatus::Completed, output.content)
+                }
                 Ok(Ran::Output(Err(error @ ToolError::InvalidArguments { .. }))) => {
                     (ToolStatus::Refused, error.to_string())
                 }
@@ -73,7 +77,9 @@ impl ToolRuntime {
                 ),
                 Err(_) => (ToolStatus::Cancelled, "cancelled".into()),
             };
-            outcomes[index] = Some(self.outcome(call, status, output));
+            let mut outcome = self.outcome(call, status, output);
+            outcome.images = images;
+            outcomes[index] = Some(outcome);
         }
     }
 }
