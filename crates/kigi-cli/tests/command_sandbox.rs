@@ -9,32 +9,7 @@ mod support;
 use std::io::ErrorKind;
 use std::net::TcpListener;
 
-use kigi_testkit::Step;
-use serde_json::json;
-use support::{Env, stderr};
-
-fn tool_results(env: &Env) -> Vec<String> {
-    let requests = env.server().requests();
-    requests.last().unwrap().body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
-}
-
-fn commands(lines: &[&str]) -> Env {
-    Env::new(vec![
-        Step::calls(
-            lines
-                .iter()
-                .map(|line| ("run_terminal_cmd", json!({"command": line})))
-                .collect::<Vec<_>>(),
-        ),
-        Step::text("done"),
-    ])
-}
+use support::{commands, stderr, tool_results};
 
 #[test]
 fn a_command_cannot_write_outside_the_workspace_and_says_the_sandbox_stopped_it() {

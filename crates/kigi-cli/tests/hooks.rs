@@ -8,7 +8,7 @@ mod support;
 
 use kigi_testkit::{Script, ScriptSet, Step};
 use serde_json::{Value, json};
-use support::{Env, result_of, stderr};
+use support::{Env, result_of, stderr, tool_results};
 
 /// An executable script `name` in `$KIGI_HOME` holding `body`; its path.
 fn hook_script(env: &Env, name: &str, body: &str) -> String {
@@ -22,17 +22,6 @@ fn hook_script(env: &Env, name: &str, body: &str) -> String {
 
 fn config(env: &Env, text: &str) {
     std::fs::write(env.home.join("config.toml"), text).unwrap();
-}
-
-fn tool_results(env: &Env) -> Vec<String> {
-    let requests = env.server().requests();
-    requests.last().unwrap().body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 fn hook_runs(env: &Env, id: &str) -> Vec<Value> {

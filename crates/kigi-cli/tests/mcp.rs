@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use kigi_testkit::{Script, ScriptSet, Step};
 use serde_json::{Value, json};
-use support::{Env, result_of, stderr};
+use support::{Env, result_of, stderr, tool_results};
 
 fn everything() -> PathBuf {
     let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,17 +35,6 @@ fn everything_config() -> String {
         "[mcp_servers.everything]\ncommand = \"{}\"\nargs = [\"stdio\"]\n",
         everything().display()
     )
-}
-
-fn tool_results(env: &Env) -> Vec<String> {
-    let requests = env.server().requests();
-    requests.last().unwrap().body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 fn offered(request: &Value) -> Vec<String> {

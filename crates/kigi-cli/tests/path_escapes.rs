@@ -9,18 +9,7 @@ mod support;
 
 use kigi_testkit::Step;
 use serde_json::json;
-use support::{Env, stderr};
-
-fn tool_results(env: &Env) -> Vec<String> {
-    let requests = env.server().requests();
-    requests.last().unwrap().body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
-}
+use support::{Env, stderr, tool_results};
 
 #[test]
 fn a_symlink_planted_by_a_command_does_not_carry_a_write_outside() {

@@ -9,32 +9,7 @@ mod support;
 
 use kigi_testkit::Step;
 use serde_json::{Value, json};
-use support::{Env, stderr, stdout};
-
-/// The tool results the model got back, in order.
-fn tool_results(env: &Env) -> Vec<String> {
-    let requests = env.server().requests();
-    let last = requests.last().unwrap();
-    last.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
-}
-
-fn commands(lines: &[&str]) -> Env {
-    Env::new(vec![
-        Step::calls(
-            lines
-                .iter()
-                .map(|line| ("run_terminal_cmd", json!({"command": line})))
-                .collect::<Vec<_>>(),
-        ),
-        Step::text("done"),
-    ])
-}
+use support::{Env, commands, stderr, stdout, tool_results};
 
 #[test]
 fn deny_beats_allow_whatever_file_or_flag_each_came_from() {

@@ -9,20 +9,7 @@ mod support;
 
 use kigi_testkit::{Page, PageServer, Step};
 use serde_json::json;
-use support::{Env, stderr};
-
-/// The tool results the model got back, in order.
-fn tool_results(env: &Env) -> Vec<String> {
-    let requests = env.server().requests();
-    let last = requests.last().unwrap();
-    last.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
-}
+use support::{Env, stderr, tool_results};
 
 /// The tool names the first request offered.
 fn offered_tools(env: &Env) -> Vec<String> {

@@ -175,3 +175,29 @@ pub fn stderr(out: &Output) -> String {
 pub fn result_of(out: &Output) -> Value {
     serde_json::from_str(stdout(out).trim()).unwrap_or_else(|e| panic!("{e}: {}", stdout(out)))
 }
+
+/// The tool results the model got back in its last request, in order.
+pub fn tool_results(env: &Env) -> Vec<String> {
+    let requests = env.server().requests();
+    requests.last().unwrap().body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// A run whose model calls `run_terminal_cmd` with each of `lines` in one response, then
+/// answers "done".
+pub fn commands(lines: &[&str]) -> Env {
+    Env::new(vec![
+        Step::calls(
+            lines
+                .iter()
+                .map(|line| ("run_terminal_cmd", serde_json::json!({"command": line})))
+                .collect::<Vec<_>>(),
+        ),
+        Step::text("done"),
+    ])
+}
