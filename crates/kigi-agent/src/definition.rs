@@ -81,6 +81,16 @@ pub struct AgentDefinition {
     pub model: ModelChoice,
     /// `effort`: reasoning effort, passed to the model layer as written.
     pub effort: Option<String>,
+    /// `allowed_models`, `deny_models`, `allowed_efforts` (hard) and `preferred_models`,
+    /// `discouraged_models`, `preferred_efforts` (soft), for this agent run as a subagent.
+    #[serde(flatten)]
+    pub model_lists: crate::model_policy::ModelLists,
+    /// `restrict_models_to_menu`: only the default `model` may be picked.
+    #[serde(
+        skip_serializing_if = "std::ops::Not::not",
+        rename = "restrict_models_to_menu"
+    )]
+    pub restrict_models_to_menu: bool,
     /// `capabilityMode`: a coarse filter on the tools.
     pub capability_mode: Option<CapabilityMode>,
     /// `isolation`: `none` or `worktree`.
@@ -132,6 +142,8 @@ impl AgentDefinition {
             tool_config: BTreeMap::new(),
             model: ModelChoice::Inherit,
             effort: None,
+            model_lists: Default::default(),
+            restrict_models_to_menu: false,
             capability_mode: None,
             isolation: None,
             background: false,

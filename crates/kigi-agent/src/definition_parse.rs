@@ -394,6 +394,16 @@ fn read_agent_settings(def: &mut AgentDefinition, fields: &mut Fields<'_>) {
         };
     }
     def.effort = fields.keep(|f| f.string("effort"));
+    let (lists, restrict) = crate::model_policy_fields::read_model_lists(fields);
+    def.model_lists = lists;
+    if restrict && def.model == ModelChoice::Inherit {
+        let error = fields.error(
+            "restrict_models_to_menu",
+            "needs `model` naming the default alias: the menu is that alias",
+        );
+        fields.record(error);
+    }
+    def.restrict_models_to_menu = restrict;
     def.capability_mode = fields.keep(|f| {
         let Some(mode) = f.string("capabilityMode")? else {
             return Ok(None);

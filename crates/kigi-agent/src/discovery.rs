@@ -435,7 +435,16 @@ impl Discovery {
         cwd: &Path,
     ) -> Result<Option<DiscoveredAgent>, AgentBuildError> {
         guard_name(name)?;
-        Ok(self.discover(cwd).get_or_failure(name)?.cloned())
+        let report = self.discover(cwd);
+        if let Some(found) = report.get_or_failure(name)? {
+            return Ok(Some(found.clone()));
+        }
+        // A type recorded under the legacy prefix resolves to its current name.
+        let canonical = crate::canonical_agent_type(name);
+        if canonical == name {
+            return Ok(None);
+        }
+        Ok(report.get_or_failure(&canonical)?.cloned())
     }
 }
 

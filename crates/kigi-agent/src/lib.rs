@@ -6,6 +6,7 @@
 //! This crate never calls a model and never prints.
 
 mod agent_name;
+mod agent_type_alias;
 mod agents_md;
 mod bounded_read;
 mod builder;
@@ -31,6 +32,8 @@ mod frontmatter_recovery;
 pub mod hooks;
 mod loaded_config;
 mod mcp_sources;
+mod model_policy;
+mod model_policy_fields;
 mod overlay;
 mod paths;
 pub mod permissions;
@@ -56,6 +59,7 @@ mod validate;
 mod web_search_config;
 
 pub use agent_name::{check_path_component, derive_name, strict_name_problem};
+pub use agent_type_alias::{LEGACY_TYPE_PREFIX, canonical_agent_type};
 pub use agents_md::{AgentsMd, AgentsMdFile, DEFAULT_BUDGET_BYTES as AGENTS_MD_BUDGET_BYTES};
 pub use bounded_read::{BoundedReadError, FILE_CAP_BYTES, read_bounded};
 pub use builder::{Agent, AgentBuilder};
@@ -74,6 +78,9 @@ pub use discovery::{
 pub use error::AgentBuildError;
 pub use loaded_config::LoadedConfig;
 pub use mcp_sources::{PROJECT_MCP_FILES, session_mcp_servers};
+pub use model_policy::{
+    Binding, ModelAdvice, ModelLists, ModelPolicy, ModelPolicyError, PolicyScope,
+};
 pub use overlay::{OverlayEntry, OverlaySet, OverlaySource};
 pub use paths::{KigiPaths, is_compat_path};
 pub use persona::{IoContract, Persona, PersonaSet};

@@ -1,9 +1,13 @@
 //! `[subagents]` in `config.toml`: whether subagents exist at all, which types are switched
-//! off, which model a type runs on, and the limits every child runs under.
+//! off, which model a type runs on, the model lists every child runs under (see
+//! `model_policy`), and the limits every child runs under.
 
 use std::collections::BTreeMap;
 
+use kigi_model::ReasoningEffort;
 use serde::{Deserialize, Serialize};
+
+use crate::model_policy::{self, ModelLists, PolicyScope};
 
 /// `[subagents]`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -27,6 +31,23 @@ pub struct SubagentsConfig {
     /// Children running at once in one session (default 16); more spawns wait for a slot,
     /// so a thousand spawns in one response never start a thousand requests at once.
     pub max_concurrent: Option<usize>,
+    /// `allowed_models`: a hard allowlist for every child (a list or a comma-separated
+    /// string; a lone `*` restricts nothing, `[]` permits nothing).
+    #[serde(deserialize_with = "model_policy::de_allowset")]
+    pub allowed_models: Option<Vec<String>>,
+    /// `deny_models`: models no child may run on.
+    #[serde(deserialize_with = "model_policy::de_names")]
+    pub deny_models: Vec<String>,
+    /// `allowed_efforts`: a hard allowlist of efforts for every child.
+    #[serde(deserialize_with = "model_policy::de_effort_allowset")]
+    pub allowed_efforts: Option<Vec<ReasoningEffort>>,
+    /// `preferred_models`, `discouraged_models`, `preferred_efforts`: advice only.
+    #[serde(deserialize_with = "model_policy::de_names")]
+    pub preferred_models: Vec<String>,
+    #[serde(deserialize_with = "model_policy::de_names")]
+    pub discouraged_models: Vec<String>,
+    #[serde(deserialize_with = "model_policy::de_efforts")]
+    pub preferred_efforts: Vec<ReasoningEffort>,
     /// `[subagents.personas.<name>]` and `[subagents.roles.<name>]` are read by their own
     /// resolvers; kept here so the section parses whole (open tables: no unknown-key warnings).
     pub personas: toml::Table,
@@ -44,6 +65,12 @@ impl Default for SubagentsConfig {
             max_tokens_per_tree: None,
             await_budget_ms: None,
             max_concurrent: None,
+            allowed_models: None,
+            deny_models: Vec::new(),
+            allowed_efforts: None,
+            preferred_models: Vec::new(),
+            discouraged_models: Vec::new(),
+            preferred_efforts: Vec::new(),
             personas: toml::Table::new(),
             roles: toml::Table::new(),
         }
@@ -65,6 +92,22 @@ impl SubagentsConfig {
             timeout_ms: Some(Self::DEFAULT_TIMEOUT_MS),
             max_concurrent: Some(Self::DEFAULT_MAX_CONCURRENT),
             ..Self::default()
+        }
+    }
+
+    /// The model lists every child runs under.
+    pub fn policy_scope(&self) -> PolicyScope {
+        PolicyScope {
+            source: "[subagents] in config.toml".to_owned(),
+            lists: ModelLists {
+                allowed_models: self.allowed_models.clone(),
+                deny_models: self.deny_models.clone(),
+                allowed_efforts: self.allowed_efforts.clone(),
+                preferred_models: self.preferred_models.clone(),
+                discouraged_models: self.discouraged_models.clone(),
+                preferred_efforts: self.preferred_efforts.clone(),
+            },
+            menu: None,
         }
     }
 
@@ -100,5 +143,33 @@ mod tests {
         }));
         off.toggle.insert("plan".into(), false);
         assert!(!off.type_enabled("plan") && off.type_enabled("explore"));
+    }
+
+    #[test]
+    fn model_lists_are_read_from_arrays_or_text_and_bad_ones_refused() {
+        let config: SubagentsConfig = toml::from_str(
+            "allowed_models = [\"fast\", \"review\"]\ndeny_models = \"heavy\"\n\
+             allowed_efforts = [\"high\"]\npreferred_models = [\"fast\"]\n",
+        )
+        .unwrap();
+        let scope = config.policy_scope();
+        assert_eq!(scope.source, "[subagents] in config.toml");
+        assert_eq!(
+            scope.lists.allowed_models,
+            Some(vec!["fast".to_owned(), "review".to_owned()])
+        );
+        assert_eq!(scope.lists.deny_models, ["heavy"]);
+        assert_eq!(
+            scope.lists.allowed_efforts,
+            Some(vec![ReasoningEffort::High])
+        );
+        assert_eq!(scope.lists.preferred_models, ["fast"]);
+        for bad in [
+            "allowed_models = [\"*\", \"fast\"]",
+            "deny_models = [\"*\"]",
+            "allowed_efforts = [\"max\"]",
+        ] {
+            assert!(toml::from_str::<SubagentsConfig>(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use kigi_testkit::{Fault, Step};
+use kigi_testkit::{Fault, Script, ScriptSet, Step};
 use serde_json::json;
 use support::Env;
 
@@ -67,6 +67,23 @@ impl Pane {
             .output()
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits (at most [`CEILING`]) until the screen satisfies `settled` (`what` says what
+    /// was awaited); returns that screen.
+    fn wait_until(&self, what: &str, settled: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if settled(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < CEILING,
+                "the pane never showed {what}; it shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// Waits (at most [`CEILING`]) until the pane shows `text`; returns the screen.
@@ -275,19 +292,23 @@ fn a_resize_to_forty_columns_reprints_the_conversation_without_broken_rows() {
     let pane = Pane::start(&env, &["explain"]);
     pane.wait_for("• item two");
     pane.resize(40, 20);
-    let screen = pane.wait_for(&format!("{}\n", "─".repeat(40)));
     // Everything, scrollback included, is at most 40 columns, printed once, and no row is a
-    // piece of a wider row the terminal re-wrapped.
-    for line in screen.lines() {
-        assert!(line.chars().count() <= 40, "{line:?} in\n{screen}");
-        let rule = line.trim_end();
-        assert!(
-            rule.is_empty() || !rule.chars().all(|c| c == '─') || rule.chars().count() == 40,
-            "a broken rule {rule:?} in\n{screen}"
-        );
-    }
-    assert_eq!(screen.matches("› explain").count(), 1, "{screen}");
-    assert!(screen.contains("• item two"), "{screen}");
+    // piece of a wider row the terminal re-wrapped. The terminal re-wraps the old screen at
+    // once, before kigi redraws: wait for kigi's redraw, not for the first 40-column rule.
+    let reprinted = |screen: &str| {
+        screen.contains(&format!("{}\n", "─".repeat(40)))
+            && screen.matches("› explain").count() == 1
+            && screen.contains("• item two")
+            && screen.lines().all(|line| {
+                let rule = line.trim_end();
+                line.chars().count() <= 40
+                    && (rule.is_empty()
+                        || !rule.chars().all(|c| c == '─')
+                        || rule.chars().count() == 40)
+            })
+    };
+    let screen = pane.wait_until("the conversation reprinted at 40 columns", reprinted);
+    assert!(reprinted(&screen), "{screen}");
 }
 
 #[test]
@@ -355,4 +376,84 @@ fn at_completes_a_file_path_and_model_switches_the_model_for_the_next_turn() {
     let last = &requests.last().unwrap().body;
     assert_eq!(last["model"], "other-model");
     assert!(last.to_string().contains("read @src/parser.rs"));
+}
+
+#[test]
+fn a_foreground_childs_block_shows_its_activity_the_panes_list_it_and_enter_opens_its_frame() {
+    let mut slow = Step::text("one file: a.txt");
+    slow.latency_ms = 8_000;
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![(
+                    "todo_write",
+                    json!({"todos": [
+                        {"content": "delegate the listing", "status": "in_progress"},
+                        {"content": "report back", "status": "pending"},
+                    ]}),
+                )]),
+                Step::calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#child list the folder", "description": "list the folder", "subagent_type": "explore"}),
+                )]),
+                Step::text("The child listed it."),
+            ],
+        ))
+        .with(Script::matching(
+            "#child",
+            vec![Step::calls(vec![("list_dir", json!({}))]), slow],
+        ));
+    let env = Env::with_scripts(scripts);
+    env.write("a.txt", "a");
+    let pane = Pane::start(&env, &["#parent delegate"]);
+    pane.wait_for("Subagent running: \"list the folder\" (explore · sub-1) — Thinking");
+    // The todo pane shows the list the model wrote.
+    pane.keys(&["C-t"]);
+    pane.wait_for("◐ delegate the listing");
+    pane.wait_for("☐ report back");
+    // The tasks pane lists the child with its model.
+    pane.keys(&["C-b"]);
+    let screen = pane.wait_for("▾ Subagents  1 running");
+    assert!(screen.contains("explore · scripted ·"), "{screen}");
+    // Enter opens its frame: its own prompt and tool calls.
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("Esc or q returns");
+    assert!(screen.contains("› #child list the folder"), "{screen}");
+    assert!(screen.contains("✓ List"), "{screen}");
+    assert!(screen.contains("explore · list the folder"), "{screen}");
+    pane.keys(&["Escape"]);
+    pane.keys(&["Escape"]);
+    let screen = pane.wait_for("Subagent completed: \"list the folder\" (explore · sub-1)");
+    assert!(screen.contains("1 tool calls"), "{screen}");
+    pane.wait_for("The child listed it.");
+}
+
+#[test]
+fn k_in_the_tasks_pane_kills_a_background_child_and_its_block_says_cancelled() {
+    let mut hang = Step::text("never sent");
+    hang.latency_ms = 120_000;
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#bg watch the logs", "description": "watch the logs", "background": true}),
+                )]),
+                Step::text("started it"),
+            ],
+        ))
+        .with(Script::matching("#bg", vec![hang]));
+    let env = Env::with_scripts(scripts);
+    let pane = Pane::start(&env, &["#parent start a watcher"]);
+    pane.wait_for("Subagent started: \"watch the logs\"");
+    pane.wait_for("started it");
+    pane.keys(&["C-b"]);
+    pane.wait_for("▾ Subagents  1 running");
+    pane.keys(&["k"]);
+    pane.wait_for("Kill sub-1? y kills it");
+    pane.keys(&["y"]);
+    let screen = pane.wait_for("Subagent cancelled in");
+    assert!(screen.contains("\"watch the logs\" ("), "{screen}");
 }

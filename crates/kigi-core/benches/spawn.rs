@@ -37,6 +37,7 @@ fn spawn_args(marker: &str) -> CheckedSpawn {
         cwd: None,
         name: None,
         model: None,
+        effort: None,
         persona: None,
         resume_from: None,
         worktree: false,

@@ -731,6 +731,7 @@ async fn at_most_max_concurrent_children_run_and_the_rest_wait_for_a_slot() {
             cwd: None,
             name: None,
             model: None,
+            effort: None,
             persona: None,
             resume_from: None,
             worktree: false,

@@ -1332,3 +1332,179 @@ async fn a_worktree_childs_edits_meet_the_projects_path_rules_in_its_own_checkou
     );
     assert!(!results[1].contains("was not run"), "{}", results[1]);
 }
+
+#[tokio::test]
+async fn hard_model_lists_refuse_before_a_child_starts_and_soft_lists_advise() {
+    let model = |alias: &str| {
+        format!("[models.{alias}]\nbase_url = \"{{URL}}\"\nmodel = \"{alias}-model\"\n")
+    };
+    let config = format!(
+        "{}{}{}{}[subagents]\ndeny_models = [\"heavy\"]\npreferred_models = \"fast\"\n",
+        model("fast"),
+        model("heavy"),
+        model("review"),
+        model("plain")
+    );
+    let tree = Tree::new(
+        vec![
+            Script::matching("#parent", vec![
+                Step::calls(vec![
+                    spawn(json!({"prompt": "#h1", "description": "denied model", "subagent_type": "reviewer", "model": "heavy"})),
+                    spawn(json!({"prompt": "#h2", "description": "effort not allowed", "subagent_type": "reviewer", "effort": "low"})),
+                    spawn(json!({"prompt": "#h3", "description": "model not allowed", "subagent_type": "reviewer", "model": "plain", "effort": "high"})),
+                    spawn(json!({"prompt": "#h4", "description": "outside the menu", "subagent_type": "menu", "model": "review"})),
+                    spawn(json!({"prompt": "#h5", "description": "runs with advice", "subagent_type": "reviewer", "model": "review", "effort": "medium"})),
+                    spawn(json!({"prompt": "#h6", "description": "unknown effort", "effort": "max"})),
+                    spawn(json!({"prompt": "#h7", "description": "legacy type name", "subagent_type": "grok-build-helper"})),
+                    ScriptedToolCall::new("agent_swarm", json!({"description": "swarm low effort", "prompt_template": "#s {{item}}", "items": ["a", "b"], "subagent_type": "reviewer", "effort": "low"})),
+                    ScriptedToolCall::new("agent_swarm", json!({"description": "swarm bad effort", "prompt_template": "#s {{item}}", "items": ["a", "b"], "effort": "max"})),
+                ]),
+                Step::text("ok"),
+            ]),
+            Script::matching("#h5", vec![Step::text("reviewed")]),
+            Script::matching("#h7", vec![Step::text("helped")]),
+        ],
+        &config,
+    )
+    .await;
+    let agents = tree.paths().kigi_home.join("agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews code\nmodel: fast\n\
+         allowed_models: [fast, review]\nallowed_efforts: [medium, high]\n\
+         preferred_models: [fast]\ndiscouraged_models: [review]\npreferred_efforts: [high]\n---\nReview.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        agents.join("menu.md"),
+        "---\nname: menu\ndescription: Menu only\nmodel: fast\nrestrict_models_to_menu: true\n---\nWork.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        agents.join("kigi-helper.md"),
+        "---\nname: kigi-helper\ndescription: Helps\n---\nHelp.\n",
+    )
+    .unwrap();
+    let (outcome, _) = tree.run("", "#parent go", &CancellationToken::new()).await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let results = Tree::tool_results(&tree.requests_of("#parent")[1]);
+    let expect = |i: usize, parts: &[&str]| {
+        for part in parts {
+            assert!(results[i].contains(part), "{part} not in: {}", results[i]);
+        }
+    };
+    expect(
+        0,
+        &[
+            "profile.constraint_violation: subagent_type `reviewer`: model `heavy` (from the spawn-time override) is in deny_models [heavy] set by [subagents] in config.toml",
+        ],
+    );
+    expect(
+        1,
+        &[
+            "effort `low` (from the spawn-time override) is not in allowed_efforts [medium, high] set by agent `reviewer` (",
+        ],
+    );
+    expect(
+        2,
+        &[
+            "model `plain` (from the spawn-time override) is not in allowed_models [fast, review] set by agent `reviewer`",
+        ],
+    );
+    expect(
+        3,
+        &[
+            "model `review` (from the spawn-time override) is not in restrict_models_to_menu [fast] set by agent `menu`",
+        ],
+    );
+    expect(
+        4,
+        &[
+            "completed",
+            "model review-model (spawn-time override), effort medium (spawn-time override)",
+            "advice: model_not_preferred: model `review` is not among preferred_models [fast] (agent `reviewer`",
+            "advice: model_discouraged: model `review` is in discouraged_models",
+            "advice: effort_not_preferred: effort `medium` is not among preferred_efforts [high]",
+        ],
+    );
+    expect(5, &["effort `max` is unknown (low, medium or high)"]);
+    expect(
+        6,
+        &[
+            "[kigi-helper]",
+            "completed",
+            "advice: model_not_preferred: model `parent-model` is not among preferred_models [fast] ([subagents] in config.toml)",
+        ],
+    );
+    expect(
+        7,
+        &[
+            "nothing was started",
+            "effort `low`",
+            "allowed_efforts [medium, high]",
+        ],
+    );
+    expect(8, &["nothing was started", "effort `max` is unknown"]);
+    // Refused children never reached the model; the advised one ran with its effort.
+    for refused in ["#h1", "#h2", "#h3", "#h4", "#h6", "#s"] {
+        assert!(
+            tree.requests_of(refused).is_empty(),
+            "{refused} reached the model"
+        );
+    }
+    let h5 = &tree.requests_of("#h5")[0];
+    assert_eq!(
+        (&h5.body["model"], &h5.body["reasoning_effort"]),
+        (&json!("review-model"), &json!("medium"))
+    );
+    // The soft lists are advice in the spawn tool's description, in a few words.
+    let description = tree.requests_of("#parent")[0].body["tools"].to_string();
+    assert!(
+        description.contains(
+            "- reviewer: Reviews code [prefer models fast; avoid review; prefer effort high]"
+        ),
+        "{description}"
+    );
+    assert!(
+        description.contains("All types: prefer models fast."),
+        "{description}"
+    );
+}
+
+#[tokio::test]
+async fn a_parents_hard_model_lists_narrow_its_children() {
+    let model = |alias: &str| {
+        format!("[models.{alias}]\nbase_url = \"{{URL}}\"\nmodel = \"{alias}-model\"\n")
+    };
+    let tree = Tree::new(
+        vec![
+            Script::matching(
+                "#parent",
+                vec![
+                    Step::calls(vec![spawn(
+                        json!({"prompt": "#kid", "description": "heavy child", "model": "heavy"}),
+                    )]),
+                    Step::text("ok"),
+                ],
+            ),
+            Script::matching("#kid", vec![Step::text("ran")]),
+        ],
+        &format!("{}{}", model("fast"), model("heavy")),
+    )
+    .await;
+    let (outcome, _) = tree
+        .run(
+            "deny_models: [heavy]\n",
+            "#parent go",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.unwrap(), "ok");
+    let result = &Tree::tool_results(&tree.requests_of("#parent")[1])[0];
+    assert!(result.contains("deny_models"), "{result}");
+    assert!(
+        tree.requests_of("#kid").is_empty(),
+        "the child never started"
+    );
+}

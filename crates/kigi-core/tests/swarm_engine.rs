@@ -21,6 +21,7 @@ fn plan(items: usize) -> SwarmPlan {
         capability_mode: None,
         worktree: false,
         model: None,
+        effort: None,
         members: (0..items)
             .map(|index| MemberSpec {
                 index,

@@ -112,12 +112,74 @@ fn main() {
         ms(first)
     );
 
+    let swarm = swarm_frame(rounds);
+    println!(
+        "128-member swarm, tasks pane open and unfolded: {:.3} ms a frame ({:.0} frames/s possible)",
+        ms(swarm),
+        1.0 / swarm.as_secs_f64()
+    );
+
     let idle = idle_cpu(Duration::from_secs(10));
     println!(
         "idle loop over 10 s: {:.1} ms CPU ({:.3}%)",
         ms(idle),
         idle.as_secs_f64() / 10.0 * 100.0
     );
+}
+
+/// The live area of a parent running a 128-member swarm, with the tasks pane open on it and
+/// the swarm unfolded to its members.
+fn swarm_frame(rounds: usize) -> Duration {
+    let mut app = App::new(
+        Theme::new(ThemeName::Night, false),
+        InputHistory::default(),
+        PermissionMode::Default,
+        "/bench".into(),
+    );
+    let items: Vec<String> = (1..=128).map(|i| format!("file{i}.rs")).collect();
+    app.on_host_event(&HostEvent::main(HostEventBody::Session(
+        SessionEvent::ToolCall {
+            call_id: "w1".into(),
+            name: "agent_swarm".into(),
+            raw_input: serde_json::json!({"description": "review", "items": items}).to_string(),
+            meta: None,
+        },
+    )));
+    for n in 1..=128 {
+        let child = |body| HostEvent {
+            agent_id: format!("sub-{n}"),
+            parent_id: Some("main".into()),
+            body,
+        };
+        app.on_host_event(&child(HostEventBody::Notice(HostNotice::SubagentStarted {
+            description: format!("review #{n}"),
+            agent_type: "explore".into(),
+            persona: None,
+            model: "scripted".into(),
+            model_source: "parent".into(),
+            background: false,
+            worktree: None,
+        })));
+        app.on_host_event(&child(HostEventBody::Notice(
+            HostNotice::SubagentActivity {
+                label: "Running: cargo test".into(),
+            },
+        )));
+    }
+    app.busy = true;
+    app.tasks = Some(kigi_tui::tasks_pane::TasksPane {
+        selected: 60,
+        expanded: vec!["w1".into()],
+        ..Default::default()
+    });
+    let mut buffer = Buffer::empty(Rect::new(0, 0, WIDTH, HEIGHT));
+    let start = Instant::now();
+    for i in 0..rounds {
+        app.frame = i;
+        buffer.reset();
+        render_live(&app, buffer.area, &mut buffer);
+    }
+    start.elapsed() / rounds as u32
 }
 
 fn ms(d: Duration) -> f64 {

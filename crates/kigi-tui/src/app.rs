@@ -6,17 +6,23 @@
 //! a script could do too.
 
 use std::collections::VecDeque;
+use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use kigi_agent::PermissionMode;
 use kigi_protocol::{HostCommand, HostEvent, HostEventBody, HostNotice, SessionEvent};
 
+use crate::agent_catalog::AgentCatalog;
+use crate::agents_modal::{AgentsModal, AgentsTab};
 use crate::approval::PendingApproval;
 use crate::composer::Composer;
+use crate::framed_view::Framed;
 use crate::history_search::HistorySearch;
 use crate::input_history::InputHistory;
+use crate::palette::Palette;
 use crate::session_picker::Picker;
 use crate::slash;
+use crate::tasks_pane::TasksPane;
 use crate::theme::Theme;
 use crate::transcript::{HistoryCell, Transcript};
 
@@ -38,6 +44,10 @@ pub enum Action {
     ListSessions,
     /// List this folder's files for `@` mentions ([`App::files`]).
     ListFiles,
+    /// Read the agent definitions and personas and open the agents modal on this tab.
+    OpenAgents(AgentsTab),
+    /// Cancel this child (the tasks pane's `k`, confirmed).
+    KillSubagent(String),
     Quit,
 }
 
@@ -81,6 +91,18 @@ pub struct App {
     pub mention_selected: usize,
     /// Ctrl+R: the query and the entry it found.
     pub history_search: Option<HistorySearch>,
+    /// The clock the views measure elapsed times against (the loop sets it each wake).
+    pub now: Instant,
+    /// Ctrl+B: the tasks pane, open and focused.
+    pub tasks: Option<TasksPane>,
+    /// Ctrl+T: the todo pane is shown.
+    pub todos_open: bool,
+    /// A child's framed view is open.
+    pub framed: Option<Framed>,
+    /// `/agents`: the agents modal.
+    pub agents: Option<AgentsModal>,
+    /// Ctrl+P: the command palette.
+    pub palette: Option<Palette>,
 }
 
 impl App {
@@ -106,11 +128,28 @@ impl App {
             files: None,
             mention_selected: 0,
             history_search: None,
+            now: Instant::now(),
+            tasks: None,
+            todos_open: false,
+            framed: None,
+            agents: None,
+            palette: None,
         }
+    }
+
+    /// Opens the agents modal on `tab` with what was discovered.
+    pub fn open_agents(&mut self, catalog: AgentCatalog, tab: AgentsTab) {
+        self.palette = None;
+        self.agents = Some(AgentsModal::new(catalog, tab));
     }
 
     /// Takes a host event.
     pub fn on_host_event(&mut self, event: &HostEvent) {
+        self.on_host_event_at(event, Instant::now());
+    }
+
+    /// Takes a host event that arrived at `now`.
+    pub fn on_host_event_at(&mut self, event: &HostEvent, now: Instant) {
         match &event.body {
             HostEventBody::Notice(HostNotice::ApprovalRequested {
                 request_id,
@@ -156,7 +195,7 @@ impl App {
             }
             _ => {}
         }
-        self.transcript.apply(event);
+        self.transcript.apply_at(event, now);
     }
 
     pub(crate) fn reset_prompt(&mut self) {
@@ -187,11 +226,47 @@ impl App {
         if !(self.approvals.is_empty() || ctrl && key.code == KeyCode::Char('c')) {
             return self.approval_key(key);
         }
+        if self.agents.is_some() {
+            return self.agents_key(key);
+        }
+        if self.palette.is_some() {
+            return self.palette_key(key);
+        }
         if self.history_search.is_some() {
             self.search_key(key);
             return Vec::new();
         }
+        let ctrl_c = ctrl && key.code == KeyCode::Char('c');
+        if self.framed.is_some() && !ctrl_c {
+            return self.framed_key(key);
+        }
+        if self.tasks.is_some() && !ctrl_c {
+            return self.tasks_key(key);
+        }
         match key.code {
+            KeyCode::Char('b') if ctrl => {
+                self.toggle_tasks();
+                Vec::new()
+            }
+            KeyCode::Char('t') if ctrl => {
+                self.todos_open = !self.todos_open;
+                Vec::new()
+            }
+            KeyCode::Char('p') if ctrl => {
+                self.palette = Some(Palette::default());
+                Vec::new()
+            }
+            KeyCode::Char('f') if ctrl => {
+                if !self.open_newest_child(false) {
+                    self.transcript
+                        .cells
+                        .push(HistoryCell::Info("No subagent to open yet".into()));
+                }
+                Vec::new()
+            }
+            KeyCode::Enter if self.composer.is_empty() && self.open_newest_child(true) => {
+                Vec::new()
+            }
             KeyCode::Char('r') if ctrl => {
                 self.history_search = Some(HistorySearch::default());
                 Vec::new()

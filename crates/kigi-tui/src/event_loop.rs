@@ -130,6 +130,7 @@ pub async fn run(options: TuiOptions) -> Result<String, TuiError> {
             }
         }
         dirty = true;
+        app.now = std::time::Instant::now();
         if app.context_window.is_none()
             && let Some(model) = app.transcript.model.clone()
         {
@@ -152,6 +153,25 @@ pub async fn run(options: TuiOptions) -> Result<String, TuiError> {
                 }
                 Action::ListSessions => {
                     app.open_picker(sessions_here(&host, &cwd, &app.session_id))
+                }
+                Action::OpenAgents(tab) => {
+                    let catalog =
+                        crate::agent_catalog::load_catalog(host.discovery(), &request.cwd);
+                    app.open_agents(catalog, tab);
+                }
+                Action::KillSubagent(id) => {
+                    // No host command cancels one child yet: the session's own coordinator
+                    // does, the way `kill_task` does for the model.
+                    match state.session.coordinator().kill(&id) {
+                        Ok(()) => app
+                            .transcript
+                            .cells
+                            .push(HistoryCell::Info(format!("Cancelling {id}…"))),
+                        Err(error) => app
+                            .transcript
+                            .cells
+                            .push(HistoryCell::Error(error.to_string())),
+                    }
                 }
                 Action::Reopen(reopen) => {
                     state = state.reopen(&host, &request, reopen, &mut app).await?;

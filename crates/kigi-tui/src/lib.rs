@@ -6,19 +6,27 @@
 //! what it shows is a host event. The views are pure functions of [`app::App`] (snapshot
 //! tested); `inline_terminal` and `event_loop` are the only parts that touch the terminal.
 
+pub mod agent_catalog;
+pub mod agents_modal;
 pub mod app;
 pub mod approval;
+pub mod children;
 pub mod composer;
 mod error;
 mod event_loop;
 pub mod file_mention;
+pub mod framed_view;
 pub mod history_search;
 pub mod inline_terminal;
 pub mod input_history;
+pub mod lifecycle_view;
 pub mod markdown;
+pub mod palette;
 pub mod session_picker;
 pub mod slash;
+pub mod tasks_pane;
 pub mod theme;
+pub mod todos;
 pub mod tool_view;
 pub mod transcript;
 pub mod view;

@@ -6,6 +6,7 @@
 use kigi_agent::PermissionMode;
 use kigi_protocol::HostCommand;
 
+use crate::agents_modal::AgentsTab;
 use crate::app::{Action, App, Reopen};
 use crate::transcript::HistoryCell;
 
@@ -24,6 +25,8 @@ pub enum SlashCommand {
     Compact,
     /// `/init`: the model surveys the repository and writes AGENTS.md (the write asks).
     Init,
+    /// `/agents` (alias `/config-agents`) and `/personas`: the agents modal on that tab.
+    Agents(AgentsTab),
     Quit,
 }
 
@@ -38,7 +41,7 @@ follows; anything surprising. Only commands you saw evidence for. Under 150 line
 AGENTS.md exists, improve it rather than start over.";
 
 /// Every command, with its one-line help, in the order the popup lists them.
-pub const COMMANDS: [(&str, &str); 9] = [
+pub const COMMANDS: [(&str, &str); 11] = [
     ("/help", "the keys and commands"),
     ("/model", "switch the model for the next turn (/model NAME)"),
     (
@@ -53,6 +56,8 @@ pub const COMMANDS: [(&str, &str); 9] = [
         "summarize the conversation before the next turn",
     ),
     ("/init", "survey this repository and write its AGENTS.md"),
+    ("/agents", "agent types and personas (alias /config-agents)"),
+    ("/personas", "the personas subagents can take"),
     ("/quit", "end the session and leave"),
 ];
 
@@ -88,6 +93,8 @@ pub fn parse(line: &str) -> Option<Result<SlashCommand, String>> {
         "/status" => Ok(SlashCommand::Status),
         "/compact" => Ok(SlashCommand::Compact),
         "/init" => Ok(SlashCommand::Init),
+        "/agents" | "/config-agents" => Ok(SlashCommand::Agents(AgentsTab::Agents)),
+        "/personas" => Ok(SlashCommand::Agents(AgentsTab::Personas)),
         "/quit" | "/exit" => Ok(SlashCommand::Quit),
         other => Err(other.to_owned()),
     })
@@ -99,6 +106,8 @@ pub fn help_text() -> String {
         "Keys: Enter sends · Shift+Enter, Alt+Enter or Ctrl+J adds a line · Up/Down history · Ctrl+R searches it\n\
          Esc interrupts · Ctrl+C interrupts, twice on an empty prompt quits · Ctrl+D quits\n\
          Shift+Tab cycles the permission mode · typing while the agent works queues a message · @ completes a file\n\
+         Ctrl+B tasks pane (subagents: Enter inspects, k kills) · Ctrl+T todo pane · Ctrl+P command palette\n\
+         Ctrl+F, or Enter on an empty prompt, opens the running subagent's view (Esc returns)\n\
          Commands:",
     );
     for (name, help) in COMMANDS {
@@ -142,6 +151,7 @@ impl App {
                 })]
             }
             SlashCommand::Quit => vec![Action::Quit],
+            SlashCommand::Agents(tab) => vec![Action::OpenAgents(tab)],
             SlashCommand::Permissions(None) => {
                 let modes: Vec<&str> = PermissionMode::SPELLINGS.iter().map(|(s, _)| *s).collect();
                 info(
@@ -200,7 +210,7 @@ impl App {
             self.mode.spelling(),
             t.tokens.input,
             t.tokens.output,
-            t.children.len()
+            t.running_children()
         )
     }
 }

@@ -6,15 +6,18 @@
 //! live until its ending event arrives. A resumed session replays its stored events through
 //! the same [`Transcript::apply`].
 
-use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use kigi_protocol::{
     HookOutcome, HostEvent, HostEventBody, HostNotice, SessionEvent, ToolStatus, TurnEndReason,
 };
 use ratatui::text::{Line, Span};
 
+use crate::children::{Child, ChildEnd, ChildFinish, Swarm, format_elapsed};
+use crate::lifecycle_view::{Lifecycle, LifecycleMark, finished_cell};
 use crate::markdown::render_markdown;
 use crate::theme::Theme;
+use crate::todos::{TodoItem, parse_todo_write};
 use crate::tool_view::ToolBlock;
 use crate::wrap::wrap_line;
 
@@ -33,6 +36,8 @@ pub enum HistoryCell {
     /// The model's reasoning, shown dimmed and folded.
     Thinking(String),
     Tool(ToolBlock),
+    /// A child's or a swarm's lifecycle: started, or how it ended.
+    Lifecycle(Lifecycle),
     /// A note of kigi's (dim).
     Info(String),
     Warning(String),
@@ -88,6 +93,7 @@ impl HistoryCell {
                 out
             }
             Self::Tool(block) => block.lines(width, theme, 0),
+            Self::Lifecycle(cell) => cell.lines(width, theme),
             Self::Info(text) => styled_text(text, width, theme.dim),
             Self::Warning(text) => styled_text(text, width, theme.warning),
             Self::Error(text) => styled_text(text, width, theme.error),
@@ -99,15 +105,6 @@ fn styled_text(text: &str, width: usize, style: ratatui::style::Style) -> Vec<Li
     text.lines()
         .flat_map(|line| wrap_line(&Line::styled(line.to_owned(), style), width, 2))
         .collect()
-}
-
-/// A child at work.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChildRow {
-    pub agent_type: String,
-    pub description: String,
-    pub activity: String,
-    pub background: bool,
 }
 
 /// Token counts of the whole tree.
@@ -127,7 +124,14 @@ pub struct Transcript {
     pub thinking: String,
     /// Calls running, in the order they started.
     pub running: Vec<ToolBlock>,
-    pub children: BTreeMap<String, ChildRow>,
+    /// Every child of the session, in the order they started (ended ones too).
+    pub children: Vec<Child>,
+    /// Every `agent_swarm` call of the session.
+    pub swarms: Vec<Swarm>,
+    /// The list `todo_write` last set.
+    pub todos: Vec<TodoItem>,
+    /// `todo_write` calls waiting for their result, with the list each would set.
+    pending_todos: Vec<(String, Vec<TodoItem>)>,
     pub tokens: TokenCount,
     /// The main agent's last request, in input tokens: how full its context is.
     pub context_tokens: u64,
@@ -151,15 +155,31 @@ impl Transcript {
 
     /// Takes one host event (approval notices are the caller's).
     pub fn apply(&mut self, event: &HostEvent) {
+        self.apply_at(event, Instant::now());
+    }
+
+    /// Takes one host event arriving at `now`.
+    pub fn apply_at(&mut self, event: &HostEvent, now: Instant) {
         let main = event.is_main();
         match &event.body {
-            HostEventBody::Session(session) if main => self.apply_main(session),
-            HostEventBody::Session(session) => self.apply_child(&event.agent_id, session),
-            HostEventBody::Notice(notice) => self.apply_notice(&event.agent_id, notice),
+            HostEventBody::Session(session) if main => self.apply_session(session, now),
+            HostEventBody::Session(session) => self.apply_child(&event.agent_id, session, now),
+            HostEventBody::Notice(notice) => self.apply_notice(&event.agent_id, notice, now),
         }
     }
 
-    fn apply_main(&mut self, event: &SessionEvent) {
+    /// The child `id`.
+    pub fn child(&self, id: &str) -> Option<&Child> {
+        self.children.iter().find(|c| c.id == id)
+    }
+
+    /// Children still running.
+    pub fn running_children(&self) -> usize {
+        self.children.iter().filter(|c| c.running()).count()
+    }
+
+    /// One agent's own session event (the main agent's here, a child's in its transcript).
+    fn apply_session(&mut self, event: &SessionEvent, now: Instant) {
         match event {
             SessionEvent::SessionStart { model, .. } => self.model = Some(model.clone()),
             SessionEvent::UserMessage { text } => {
@@ -205,6 +225,13 @@ impl Transcript {
                 meta,
             } => {
                 self.activity = None;
+                if name == "agent_swarm" {
+                    self.swarms.push(Swarm::from_call(call_id, raw_input, now));
+                } else if name == "todo_write"
+                    && let Some(todos) = parse_todo_write(raw_input)
+                {
+                    self.pending_todos.push((call_id.clone(), todos));
+                }
                 self.running.push(ToolBlock::new(
                     call_id,
                     kigi_protocol::MAIN_AGENT_ID,
@@ -218,7 +245,16 @@ impl Transcript {
                 status,
                 output,
                 ..
-            } => self.finish_call(call_id, *status, output),
+            } => {
+                if let Some(at) = self.pending_todos.iter().position(|(id, _)| id == call_id) {
+                    let (_, todos) = self.pending_todos.remove(at);
+                    if *status == ToolStatus::Completed {
+                        self.todos = todos;
+                    }
+                }
+                self.finish_call(call_id, *status, output);
+                self.finish_swarm(call_id, now);
+            }
             SessionEvent::Usage {
                 input_tokens,
                 output_tokens,
@@ -260,7 +296,7 @@ impl Transcript {
         }
     }
 
-    fn apply_child(&mut self, agent_id: &str, event: &SessionEvent) {
+    fn apply_child(&mut self, agent_id: &str, event: &SessionEvent, now: Instant) {
         if let SessionEvent::Usage {
             input_tokens,
             output_tokens,
@@ -269,35 +305,67 @@ impl Transcript {
         {
             self.count(*input_tokens, *output_tokens);
         }
-        let _ = agent_id;
+        if let Some(child) = self.children.iter_mut().find(|c| c.id == agent_id) {
+            if let SessionEvent::Usage {
+                input_tokens,
+                output_tokens,
+                ..
+            } = event
+            {
+                child.tokens += input_tokens + output_tokens;
+            }
+            child.transcript.apply_session(event, now);
+        }
     }
 
-    fn apply_notice(&mut self, agent_id: &str, notice: &HostNotice) {
+    fn apply_notice(&mut self, agent_id: &str, notice: &HostNotice, now: Instant) {
         match notice {
             HostNotice::SubagentStarted {
                 description,
                 agent_type,
+                persona,
                 model,
                 model_source,
                 background,
                 ..
             } => {
-                let mode = if *background { "background " } else { "" };
-                self.cells.push(HistoryCell::Info(format!(
-                    "↳ {agent_id} started ({mode}{agent_type}, model {model} from {model_source}): {description}"
-                )));
-                self.children.insert(
-                    agent_id.to_owned(),
-                    ChildRow {
-                        agent_type: agent_type.clone(),
-                        description: description.clone(),
-                        activity: "Starting".to_owned(),
-                        background: *background,
-                    },
-                );
+                let swarm = self
+                    .swarms
+                    .iter_mut()
+                    .find(|s| !*background && s.names_member(description));
+                let swarm = swarm.map(|s| {
+                    s.members.push(agent_id.to_owned());
+                    s.call_id.clone()
+                });
+                let child = Child {
+                    id: agent_id.to_owned(),
+                    description: description.clone(),
+                    agent_type: agent_type.clone(),
+                    persona: persona.clone(),
+                    model: model.clone(),
+                    model_source: model_source.clone(),
+                    background: *background,
+                    activity: "Starting".to_owned(),
+                    started: now,
+                    tokens: 0,
+                    finish: None,
+                    swarm,
+                    transcript: Transcript::default(),
+                };
+                if child.background {
+                    self.cells.push(HistoryCell::Lifecycle(Lifecycle {
+                        mark: LifecycleMark::Started,
+                        text: format!(
+                            "Subagent started: \"{description}\" ({} · {agent_id})",
+                            child.label()
+                        ),
+                        detail: format!("{model} from {model_source}"),
+                    }));
+                }
+                self.children.push(child);
             }
             HostNotice::SubagentActivity { label } => {
-                if let Some(child) = self.children.get_mut(agent_id) {
+                if let Some(child) = self.children.iter_mut().find(|c| c.id == agent_id) {
                     child.activity.clone_from(label);
                 }
             }
@@ -306,28 +374,58 @@ impl Transcript {
                 error,
                 tool_calls,
                 elapsed_ms,
-                input_tokens,
-                output_tokens,
                 ..
             } => {
-                self.children.remove(agent_id);
-                let mark = if status == "completed" { "✓" } else { "✗" };
-                let mut text = format!(
-                    "{mark} {agent_id} {status} · {tool_calls} tool calls · {} tokens · {:.1}s",
-                    input_tokens + output_tokens,
-                    *elapsed_ms as f64 / 1000.0
-                );
-                if let Some(error) = error {
-                    text.push_str(&format!(": {error}"));
+                let Some(child) = self.children.iter_mut().find(|c| c.id == agent_id) else {
+                    return;
+                };
+                let finish = ChildFinish {
+                    end: ChildEnd::parse(status),
+                    error: error.clone(),
+                    tool_calls: *tool_calls,
+                    elapsed: Duration::from_millis(*elapsed_ms),
+                };
+                let cell = finished_cell(child, &finish);
+                let end = finish.end;
+                child.finish = Some(finish);
+                child.activity = end.as_str().to_owned();
+                match child.swarm.clone() {
+                    Some(call_id) => {
+                        if let Some(swarm) = self.swarms.iter_mut().find(|s| s.call_id == call_id) {
+                            swarm.count(end);
+                        }
+                    }
+                    None => self.cells.push(HistoryCell::Lifecycle(cell)),
                 }
-                self.cells.push(if status == "completed" {
-                    HistoryCell::Info(text)
-                } else {
-                    HistoryCell::Warning(text)
-                });
             }
-            HostNotice::ApprovalRequested { .. } | HostNotice::ApprovalResolved { .. } => {}
+            HostNotice::ApprovalRequested { .. } => {
+                if let Some(child) = self.children.iter_mut().find(|c| c.id == agent_id) {
+                    "Waiting for approval".clone_into(&mut child.activity);
+                }
+            }
+            HostNotice::ApprovalResolved { .. } => {}
         }
+    }
+
+    /// The swarm of `call_id` ended: its one block is printed.
+    fn finish_swarm(&mut self, call_id: &str, now: Instant) {
+        let Some(swarm) = self.swarms.iter_mut().find(|s| s.call_id == call_id) else {
+            return;
+        };
+        let elapsed = now.saturating_duration_since(swarm.started);
+        swarm.elapsed = Some(elapsed);
+        let mark = if swarm.failed > 0 {
+            LifecycleMark::Failed
+        } else if swarm.cancelled > 0 && swarm.completed == 0 {
+            LifecycleMark::Cancelled
+        } else {
+            LifecycleMark::Completed
+        };
+        self.cells.push(HistoryCell::Lifecycle(Lifecycle {
+            mark,
+            text: swarm.summary(),
+            detail: format!("in {}", format_elapsed(elapsed)),
+        }));
     }
 
     /// Prints the finished blocks of the streaming answer (up to its last blank line outside
@@ -395,7 +493,9 @@ impl Transcript {
 
     /// Whether something live animates (a spinner).
     pub fn animating(&self) -> bool {
-        !self.running.is_empty() || !self.children.is_empty() || self.activity.is_some()
+        !self.running.is_empty()
+            || self.activity.is_some()
+            || self.children.iter().any(Child::running)
     }
 }
 

@@ -10,15 +10,20 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
+use crate::agents_modal::agents_modal_lines;
 use crate::app::App;
 use crate::approval::approval_lines;
+use crate::children::compact_count;
+use crate::framed_view::framed_lines;
+use crate::lifecycle_view::lifecycle_lines;
 use crate::markdown::render_markdown;
+use crate::palette::palette_lines;
 use crate::slash;
+use crate::tasks_pane::tasks_pane_lines;
+use crate::todos::todo_pane_lines;
 use crate::tool_view::SPINNER;
 use crate::wrap::{truncate, wrap_line};
 
-/// Children listed by name before the rest are counted.
-const CHILD_ROWS: usize = 5;
 /// Rows of the `/resume` picker.
 const PICKER_ROWS: usize = 8;
 
@@ -63,27 +68,7 @@ pub fn live_lines(
             ),
         ]));
     }
-    for (id, child) in t.children.iter().take(CHILD_ROWS) {
-        let bg = if child.background {
-            " (background)"
-        } else {
-            ""
-        };
-        let text = format!("{id} {}{bg} · {}", child.agent_type, child.activity);
-        top.push(Line::from(vec![
-            Span::styled(format!("  {spinner} "), theme.accent),
-            Span::styled(truncate(&text, width.saturating_sub(4)), theme.dim),
-        ]));
-    }
-    if t.children.len() > CHILD_ROWS {
-        top.push(Line::styled(
-            format!(
-                "    … {} more children running",
-                t.children.len() - CHILD_ROWS
-            ),
-            theme.dim,
-        ));
-    }
+    top.extend(lifecycle_lines(t, spinner, width, theme));
     for queued in &app.queued {
         let first = queued.lines().next().unwrap_or_default();
         top.push(Line::styled(
@@ -94,8 +79,18 @@ pub fn live_lines(
 
     let mut bottom: Vec<Line<'static>> = Vec::new();
     bottom.push(Line::styled("─".repeat(width), theme.dim));
+    if app.todos_open {
+        bottom.extend(todo_pane_lines(&t.todos, width, theme));
+    }
+    if let Some(pane) = &app.tasks {
+        bottom.extend(tasks_pane_lines(app, pane, width));
+    }
     let mut cursor = None;
-    if let Some(picker) = &app.picker {
+    if let Some(modal) = &app.agents {
+        bottom.extend(agents_modal_lines(modal, width, theme));
+    } else if let Some(palette) = &app.palette {
+        bottom.extend(palette_lines(palette, width, theme));
+    } else if let Some(picker) = &app.picker {
         bottom.push(Line::styled(
             "Resume a session (Enter opens, Esc closes)",
             theme.accent,
@@ -179,6 +174,26 @@ pub fn live_lines(
         }
     }
     bottom.push(status_line(app, width));
+    if let Some(framed) = &app.framed {
+        // The frame takes the parent's live part; an ask still shows below it.
+        let mut lines = Vec::new();
+        if let Some(ask) = app.approvals.front() {
+            lines = approval_lines(
+                ask,
+                app.approvals.len(),
+                app.approval_choice,
+                app.deny_reason.as_deref(),
+                width,
+                theme,
+            );
+        }
+        lines.push(status_line(app, width));
+        let room = max_height.max(1).saturating_sub(lines.len());
+        let mut out = framed_lines(app, framed, width, room);
+        out.truncate(room);
+        out.extend(lines);
+        return (out, None);
+    }
 
     // What does not fit is cut from the top of the live part, then from the prompt's top.
     let room = max_height.max(1);
@@ -218,8 +233,9 @@ pub fn status_line(app: &App, width: usize) -> Line<'static> {
         let share = (t.context_tokens as f64 / window as f64 * 100.0).round();
         parts.push(format!("{share}% of {} context", compact_count(window)));
     }
-    if !t.children.is_empty() {
-        parts.push(format!("{} running", t.children.len()));
+    let running = t.running_children();
+    if running > 0 {
+        parts.push(format!("{running} running"));
     }
     if !app.queued.is_empty() {
         parts.push(format!("{} queued", app.queued.len()));
@@ -228,18 +244,6 @@ pub fn status_line(app: &App, width: usize) -> Line<'static> {
         parts.push(format!("{} asks waiting", app.approvals.len()));
     }
     Line::styled(truncate(&parts.join(" · "), width), app.theme.status)
-}
-
-fn compact_count(n: u64) -> String {
-    if n >= 1_000_000 {
-        format!("{:.1}M", n as f64 / 1e6)
-    } else if n >= 100_000 {
-        format!("{}k", n / 1_000)
-    } else if n >= 1_000 {
-        format!("{:.1}k", n as f64 / 1e3)
-    } else {
-        n.to_string()
-    }
 }
 
 /// Draws the live area into `buf` at `area`; returns the cursor relative to `area`.

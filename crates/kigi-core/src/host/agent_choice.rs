@@ -1,14 +1,15 @@
 //! Which agent and which model a session opens with: `--agent-file`, `--agent`, the resumed
 //! session's agent, or the default `kigi`; `--model`, else the agent's `model:` when it names
-//! a configured alias, else `KIGI_MODEL` and `default_model`.
+//! a configured alias, else `KIGI_MODEL` and `default_model`. The user's choice wins over the
+//! agent's hard model lists: a violation is a warning ([`main_model_warnings`]), not a refusal.
 
 use std::path::{Path, PathBuf};
 
 use kigi_agent::{
-    Agent, AgentBuilder, AgentDefinition, DEFAULT_AGENT, DiscoveredAgent, Discovery, ModelChoice,
-    Scope, apply_system_md,
+    Agent, AgentBuilder, AgentDefinition, Binding, DEFAULT_AGENT, DiscoveredAgent, Discovery,
+    ModelChoice, ModelPolicy, PolicyScope, Scope, apply_system_md,
 };
-use kigi_model::{ModelClient, ModelConfigError, ModelFlags, ModelsConfig};
+use kigi_model::{ModelClient, ModelConfigError, ModelFlags, ModelsConfig, ReasoningEffort};
 use kigi_tools::ToolCatalog;
 
 use super::host_error::HostError;
@@ -93,7 +94,46 @@ fn named(discovery: &Discovery, cwd: &Path, name: &str) -> Result<DiscoveredAgen
     }
 }
 
-/// The model client for `agent` under `flags`.
+/// What the main agent's model and effort break in its own hard model lists, as warnings.
+/// For the main agent the user's choice (`--model`) wins, as seed 002 says: nothing is
+/// refused, and soft lists say nothing. `[subagents]` lists are for children only.
+pub fn main_model_warnings(
+    models: &ModelsConfig,
+    agent: &Agent,
+    client: &ModelClient,
+) -> Vec<String> {
+    let definition = &agent.definition;
+    let endpoint = client.endpoint();
+    let binding = Binding {
+        model: &endpoint.alias,
+        model_id: &endpoint.model,
+        model_from: "session's model choice",
+        effort: definition
+            .effort
+            .as_deref()
+            .and_then(ReasoningEffort::parse),
+        effort_from: "agent definition",
+    };
+    let identity = |entry: &str| {
+        models
+            .models
+            .get(entry)
+            .and_then(|settings| settings.model.clone())
+            .unwrap_or_else(|| entry.to_owned())
+    };
+    match ModelPolicy::new()
+        .narrowed_by(PolicyScope::of_agent(definition))
+        .check(&binding, &identity)
+    {
+        Ok(_) => Vec::new(),
+        Err(violation) => vec![format!(
+            "main agent: {violation}; running it anyway, as chosen"
+        )],
+    }
+}
+
+/// The model client for `agent` under `flags`. A hard model list it breaks is logged (see
+/// [`main_model_warnings`]), never refused.
 pub fn client_for(
     models: &ModelsConfig,
     agent: &Agent,
@@ -106,5 +146,53 @@ pub fn client_for(
     {
         flags.model = Some(alias);
     }
-    models.client(&flags, env)
+    let client = models.client(&flags, env)?;
+    // The choice stands; what it breaks is said, not refused.
+    for warning in main_model_warnings(models, agent, &client) {
+        tracing::warn!(%warning, "main agent model policy");
+    }
+    Ok(client)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use kigi_model::{ModelEndpoint, Provider};
+
+    use super::*;
+
+    fn agent(frontmatter: &str) -> Agent {
+        let text = format!("---\nname: main\ndescription: d\n{frontmatter}---\nbody\n");
+        AgentBuilder::new(std::env::temp_dir())
+            .from_definition(AgentDefinition::parse(&text, None).unwrap())
+            .build()
+            .unwrap()
+    }
+
+    fn client(model: &str) -> ModelClient {
+        ModelClient::new(ModelEndpoint::new(
+            Provider::OpenaiChat,
+            "http://127.0.0.1:9",
+            model,
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_main_agent_outside_its_hard_lists_runs_with_a_warning() {
+        let models = ModelsConfig::default();
+        let strict = agent("allowed_models: [fast]\npreferred_models: [fast]\n");
+        let warnings = main_model_warnings(&models, &strict, &client("heavy"));
+        assert_eq!(
+            warnings,
+            [
+                "main agent: model `heavy` (from the session's model choice) is not in allowed_models [fast] set by agent `main`; running it anyway, as chosen"
+            ]
+        );
+        // Inside the list, and soft lists never warn for the main agent.
+        assert!(main_model_warnings(&models, &strict, &client("fast")).is_empty());
+        let soft = agent("preferred_models: [fast]\n");
+        assert!(main_model_warnings(&models, &soft, &client("heavy")).is_empty());
+    }
 }

@@ -19,7 +19,7 @@ use kigi_tools::ToolRegistry;
 use kigi_tools::sandbox::{SandboxMode, SandboxSupport};
 use tokio_util::sync::CancellationToken;
 
-use super::agent_choice::{AgentChoice, build_agent, client_for};
+use super::agent_choice::{AgentChoice, build_agent, client_for, main_model_warnings};
 use super::approvals::ApprovalBroker;
 use super::event_stream::{AgentEmitter, event_channel};
 use super::host_error::HostError;
@@ -287,6 +287,7 @@ impl SessionHost {
             Some(client) => client,
             None => client_for(&self.models, &agent, &model, &*self.env)?,
         };
+        let main_client = client.clone();
         let session_id = resume_id.clone().unwrap_or_else(new_session_id);
         let (sink, events) = event_channel();
         let main = AgentEmitter::main(sink.clone());
@@ -345,6 +346,7 @@ impl SessionHost {
             approvals: broker.clone(),
             guard,
             compaction: self.compaction,
+            parent_policy: kigi_agent::PolicyScope::of_agent(&agent.definition),
             mcp: setup
                 .runtime
                 .mcp_session()
@@ -374,7 +376,8 @@ impl SessionHost {
                 .trust_notices
                 .iter()
                 .map(ToString::to_string)
-                .chain(rule_notices),
+                .chain(rule_notices)
+                .chain(main_model_warnings(&self.models, &agent, &main_client)),
         );
         Ok(HostedSession::start(
             session,
@@ -440,6 +443,7 @@ impl SessionHost {
             approvals: None,
             guard,
             compaction: self.compaction,
+            parent_policy: kigi_agent::PolicyScope::of_agent(&parent.definition),
             mcp: None,
         });
         Ok(HostedSwarm::new(

@@ -31,6 +31,8 @@ pub(crate) struct ChildMeta {
     pub worktree: Option<Worktree>,
     /// Effort and isolation with the layer that chose them, for the result.
     pub effort: Option<String>,
+    /// The soft model lists' advisories, for the result.
+    pub advice: Vec<String>,
     pub isolation: Option<String>,
 }
 
@@ -188,6 +190,7 @@ impl Child {
             model_source: self.meta.model_source,
             persona: self.meta.persona.clone(),
             effort: self.meta.effort.clone(),
+            advice: self.meta.advice.clone(),
             isolation: self.meta.isolation.clone(),
             worktree: None,
             rate_limited: false,

@@ -71,6 +71,8 @@ pub(crate) struct CoordinatorSetup {
     pub guard: crate::runtime_guard::RuntimeGuard,
     /// When a child compacts (each with its own model's window).
     pub compaction: crate::compaction::CompactionPolicy,
+    /// The parent's own hard model lists: a child is never looser than its parent.
+    pub parent_policy: kigi_agent::PolicyScope,
     /// The session's MCP servers and the parent's admission of their tools: a child gets
     /// only tools its parent could have.
     pub mcp: Option<(
@@ -186,7 +188,8 @@ impl Coordinator {
         self.setup.discovery.subagents.enabled
     }
 
-    /// The types a spawn may name, with their descriptions, as `name: description` lines.
+    /// The types a spawn may name, with their descriptions (and their soft model lists, as
+    /// advice), as `name: description` lines.
     pub fn available_types(&self) -> Vec<(String, String)> {
         let report = self.setup.discovery.discover(&self.setup.cwd);
         let roles = self
@@ -205,9 +208,14 @@ impl Coordinator {
                     && self.setup.discovery.subagents.type_enabled(name)
             })
             .filter_map(|name| {
-                report
-                    .get(name)
-                    .map(|a| (name.to_owned(), a.definition.display_description()))
+                report.get(name).map(|a| {
+                    let mut description = a.definition.display_description();
+                    // The soft model lists advise where the model chooses.
+                    if let Some(advice) = a.definition.model_lists.advice_summary() {
+                        description.push_str(&format!(" [{advice}]"));
+                    }
+                    (name.to_owned(), description)
+                })
             })
             .collect();
         types.extend(roles);
@@ -296,7 +304,9 @@ impl Coordinator {
         id: String,
         source: Option<ResumeSource>,
     ) -> Result<Arc<Child>, SpawnError> {
-        let mut prepared = self.prepare(&spawn, &id).await?;
+        let mut prepared = self
+            .prepare(&spawn, &id, source.as_ref().map(|s| &s.client))
+            .await?;
         let child_inbox = Arc::new(MessageQueue::default());
         prepared.setup.inbox = Some(Arc::clone(&child_inbox) as Arc<dyn Inbox>);
         prepared.setup.runtime.register(Arc::new(NotifyParent {
@@ -304,11 +314,8 @@ impl Coordinator {
             child: id.clone(),
         }));
         if let Some(source) = &source {
-            // A resumed child keeps its source's model and tool state.
-            prepared.setup.client = source.client.clone();
+            // A resumed child keeps its source's model (bound in `prepare`) and tool state.
             prepared.setup.runtime.share_state(&source.tools);
-            prepared.model = source.client.endpoint().model.clone();
-            prepared.model_source = "resumed source";
         }
         let events = self.setup.events.child(&id);
         let foreground = CancellationToken::new();
@@ -379,6 +386,7 @@ impl Coordinator {
                 timeout: self.timeout,
                 worktree: prepared.worktree,
                 effort: prepared.effort,
+                advice: prepared.advice,
                 isolation: prepared.isolation,
             },
             background: AtomicBool::new(spawn.background),

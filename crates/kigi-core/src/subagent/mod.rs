@@ -1,9 +1,10 @@
 //! Subagents: a main agent hands focused work to children, one level deep.
 //!
-//! `spawn_args` checks a spawn alone; `model_layers` and `child_agent` resolve what the child
-//! runs with; `coordinator` starts, waits for and keeps children; `tools` are what the model
+//! `spawn_args` checks a spawn alone; `model_layers`, `binding` (model, effort and the model
+//! policy) and `child_agent` resolve what the child runs with; `coordinator` starts, waits for and keeps children; `tools` are what the model
 //! calls.
 
+mod binding;
 pub(crate) mod child;
 mod child_agent;
 mod child_approver;
@@ -30,7 +31,7 @@ pub use messaging::{ApplyWorktree, ListSubagents, NotifyParent, SendToSubagent};
 pub use model_layers::{ModelLayers, ModelPick, ModelSource, pick_model};
 pub use result::{ChildStatus, SubagentResult};
 pub use spawn_args::{CheckedSpawn, SpawnArgs};
-pub(crate) use spawn_args::{parse_capability_mode, parse_isolation};
+pub(crate) use spawn_args::{parse_capability_mode, parse_effort, parse_isolation};
 pub use spawn_error::{ChildError, SpawnError};
 pub use tools::{KillTask, SpawnSubagent, WaitForOutput};
 

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use kigi_model::{ModelClient, ModelConfigError, ModelFlags};
 use kigi_tools::ToolRegistry;
 
+use super::binding::BindingRequest;
 use super::child_agent::{child_agent, child_permission};
 use super::coordinator::Coordinator;
-use super::model_layers::{ModelLayers, pick_model};
 use super::spawn_args::CheckedSpawn;
 use super::spawn_error::SpawnError;
 use crate::lock::lock;
@@ -28,6 +28,8 @@ pub(super) struct Prepared {
     pub prompt: String,
     pub worktree: Option<Worktree>,
     pub effort: Option<String>,
+    /// The soft lists' advisories (`model_not_preferred: …`).
+    pub advice: Vec<String>,
     pub isolation: Option<String>,
 }
 
@@ -37,6 +39,7 @@ impl Coordinator {
         &self,
         spawn: &CheckedSpawn,
         id: &str,
+        resumed: Option<&ModelClient>,
     ) -> Result<Prepared, SpawnError> {
         if !self
             .setup
@@ -116,33 +119,19 @@ impl Coordinator {
             let cwd = self.setup.cwd.clone();
             off_runtime(move || worktree::repo_root(&cwd)).await?;
         }
-        let routed = self
-            .setup
-            .discovery
-            .subagents
-            .models
-            .get(&spawn.agent_type)
-            .map(String::as_str);
-        let aliases = self.setup.models.aliases();
-        let definition_alias = match definition.model.effective(&aliases) {
-            kigi_agent::ModelChoice::Named(alias) => Some(alias),
-            kigi_agent::ModelChoice::Inherit => None,
-        };
-        let pick = pick_model(ModelLayers {
-            spawn: spawn.model.as_deref(),
-            role: role_value.as_ref().and_then(|r| r.model.as_deref()),
-            persona: persona.as_ref().and_then(|(_, _, p)| p.model.as_deref()),
-            routed,
-            definition: definition_alias.as_deref(),
-        });
-        let client = match &pick.alias {
-            None => self.setup.parent_client.clone(),
-            Some(alias) => self.client_for(alias).map_err(|source| SpawnError::Model {
-                alias: alias.clone(),
-                layer: pick.source.as_str(),
-                source,
-            })?,
-        };
+        // The model and effort, checked against every hard list before anything is made.
+        let binding = self.bind_model(
+            &definition,
+            BindingRequest {
+                agent_type: &spawn.agent_type,
+                spawn_model: spawn.model.as_deref(),
+                spawn_effort: spawn.effort,
+                role: role_value.as_ref(),
+                persona: persona.as_ref().map(|(_, _, p)| p),
+                resumed,
+            },
+        )?;
+        let client = binding.client.clone();
         let mode = child_permission(parent_mode, definition.permission_mode);
         // Everything is checked: only now is a worktree made, so a refusal leaves none behind.
         let worktree = if isolate {
@@ -214,17 +203,8 @@ impl Coordinator {
             own: self.setup.discovery.subagents.max_tokens_per_child,
             tree: self.tree.clone(),
         };
-        if let Some(effort) = persona
-            .as_ref()
-            .and_then(|(_, _, p)| p.reasoning_effort.as_deref())
-        {
-            setup.reasoning =
-                Some(kigi_model::ReasoningEffort::parse(effort).ok_or_else(|| {
-                    SpawnError::PersonaEffort {
-                        effort: effort.to_owned(),
-                    }
-                })?);
-        }
+        // The binding's effort replaces the definition's (which `for_agent` read).
+        setup.reasoning = binding.effort;
         let prompt = match &persona {
             Some((name, text, _)) => format!(
                 "<system-reminder>\nPersona `{name}`:\n{text}\n</system-reminder>\n\n{}",
@@ -240,23 +220,14 @@ impl Coordinator {
             }
             .to_owned()
         });
-        let effort = match (
-            persona
-                .as_ref()
-                .and_then(|(_, _, p)| p.reasoning_effort.clone()),
-            &agent.definition.effort,
-        ) {
-            (Some(effort), _) => Some(format!("{effort} (persona)")),
-            (None, Some(effort)) => Some(format!("{effort} (agent definition)")),
-            (None, None) => None,
-        };
         Ok(Prepared {
             worktree,
-            effort,
+            effort: binding.effort_label,
+            advice: binding.advice.iter().map(ToString::to_string).collect(),
             isolation,
             setup,
             model,
-            model_source: pick.source.as_str(),
+            model_source: binding.model_source,
             persona: persona_name,
             prompt,
         })
@@ -265,7 +236,7 @@ impl Coordinator {
     /// The definition a type runs: a discovered agent of that name, else a role (which runs
     /// as `general-purpose` with the role's description and prompt). Returns the role's name
     /// when it is one.
-    fn type_definition(
+    pub(super) fn type_definition(
         &self,
         agent_type: &str,
     ) -> Result<(kigi_agent::AgentDefinition, Option<String>), SpawnError> {
@@ -336,7 +307,10 @@ impl Coordinator {
 
     /// The client for `alias`: one per alias for the whole session tree, so children share
     /// its connection pool instead of opening their own.
-    fn client_for(&self, alias: &str) -> Result<ModelClient, kigi_model::ModelConfigError> {
+    pub(super) fn client_for(
+        &self,
+        alias: &str,
+    ) -> Result<ModelClient, kigi_model::ModelConfigError> {
         if let Some(client) = lock(&self.clients).get(alias) {
             return Ok(client.clone());
         }

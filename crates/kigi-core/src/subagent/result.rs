@@ -48,6 +48,8 @@ pub struct SubagentResult {
     pub persona: Option<String>,
     /// Reasoning effort and the layer that set it (`high (persona)`), when one did.
     pub effort: Option<String>,
+    /// The soft model lists' advisories (`model_not_preferred: …`): it ran anyway.
+    pub advice: Vec<String>,
     /// `worktree (spawn-time)` or `worktree (persona)` when isolated.
     pub isolation: Option<String>,
     /// `isolation: worktree`: where its changes are, and what they are.
@@ -87,6 +89,9 @@ impl SubagentResult {
         }
         if let Some(isolation) = &self.isolation {
             out.push_str(&format!(", isolation {isolation}"));
+        }
+        for advice in &self.advice {
+            out.push_str(&format!("\nadvice: {advice}"));
         }
         if let Some(worktree) = &self.worktree {
             out.push_str(&format!("\nworktree: {worktree}"));

@@ -3,7 +3,8 @@
 
 use std::str::FromStr;
 
-use kigi_agent::DEFAULT_SUBAGENT_TYPE;
+use kigi_agent::{DEFAULT_SUBAGENT_TYPE, canonical_agent_type};
+use kigi_model::ReasoningEffort;
 use kigi_tools::CapabilityMode;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -40,6 +41,9 @@ pub struct SpawnArgs {
     /// A configured model alias for this subagent.
     #[serde(default)]
     pub model: Option<String>,
+    /// low, medium or high.
+    #[serde(default)]
+    pub effort: Option<String>,
     /// A persona to apply (tone, focus, output contract).
     #[serde(default)]
     pub persona: Option<String>,
@@ -56,6 +60,8 @@ pub struct CheckedSpawn {
     pub cwd: Option<String>,
     pub name: Option<String>,
     pub model: Option<String>,
+    /// Reasoning effort asked for at spawn time.
+    pub effort: Option<ReasoningEffort>,
     pub persona: Option<String>,
     /// The completed subagent whose conversation this one carries on.
     pub resume_from: Option<String>,
@@ -80,6 +86,7 @@ impl SpawnArgs {
             problems.push(format!("description has {words} words: keep it to 3-5"));
         }
         let capability_mode = parse_capability_mode(self.capability_mode.as_deref(), &mut problems);
+        let effort = parse_effort(self.effort.as_deref(), &mut problems);
         let mut worktree = parse_isolation(self.isolation.as_deref(), &mut problems);
         if worktree && self.cwd.is_some() {
             problems.push("cwd and isolation `worktree` cannot be combined".to_owned());
@@ -99,9 +106,10 @@ impl SpawnArgs {
         Ok(CheckedSpawn {
             prompt: self.prompt,
             description: self.description.trim().to_owned(),
-            agent_type: self
-                .subagent_type
-                .unwrap_or_else(|| DEFAULT_SUBAGENT_TYPE.to_owned()),
+            agent_type: self.subagent_type.map_or_else(
+                || DEFAULT_SUBAGENT_TYPE.to_owned(),
+                |t| canonical_agent_type(&t).into_owned(),
+            ),
             background: self.background,
             capability_mode,
             // A resumed child works where its source did: `cwd` is ignored.
@@ -112,6 +120,7 @@ impl SpawnArgs {
             },
             name: self.name,
             model: self.model,
+            effort,
             persona: self.persona,
             resume_from: self.resume_from,
             worktree,
@@ -129,6 +138,21 @@ pub(crate) fn parse_capability_mode(
     if parsed.is_none() {
         problems.push(format!(
             "capability_mode `{mode}` is unknown (read-only, read-write, execute or all)"
+        ));
+    }
+    parsed
+}
+
+/// `effort` read, or its problem added to `problems`.
+pub(crate) fn parse_effort(
+    effort: Option<&str>,
+    problems: &mut Vec<String>,
+) -> Option<ReasoningEffort> {
+    let effort = effort?;
+    let parsed = ReasoningEffort::parse(effort);
+    if parsed.is_none() {
+        problems.push(format!(
+            "effort `{effort}` is unknown (low, medium or high)"
         ));
     }
     parsed
@@ -166,6 +190,19 @@ mod tests {
     }
 
     #[test]
+    fn effort_is_typed_and_legacy_types_resolve_to_kigi() {
+        let checked = SpawnArgs {
+            effort: Some("high".into()),
+            subagent_type: Some("grok-build-reviewer".into()),
+            ..args()
+        }
+        .check()
+        .unwrap();
+        assert_eq!(checked.effort, Some(ReasoningEffort::High));
+        assert_eq!(checked.agent_type, "kigi-reviewer");
+    }
+
+    #[test]
     fn every_problem_is_reported_at_once() {
         let bad = SpawnArgs {
             prompt: " ".into(),
@@ -174,6 +211,7 @@ mod tests {
             isolation: Some("worktree".into()),
             cwd: Some("sub".into()),
             name: Some("Bad-Name".into()),
+            effort: Some("max".into()),
             ..SpawnArgs::default()
         };
         let error = bad.check().unwrap_err();
@@ -183,6 +221,7 @@ mod tests {
             "capability_mode `root`",
             "cwd and isolation",
             "name `Bad-Name`",
+            "effort `max` is unknown (low, medium or high)",
         ] {
             assert!(error.contains(expected), "{expected} missing from: {error}");
         }

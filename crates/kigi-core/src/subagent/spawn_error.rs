@@ -67,6 +67,22 @@ pub enum SpawnError {
         /// What went wrong, naming the persona.
         reason: String,
     },
+    /// The child's model or effort breaks a hard model list.
+    #[error("profile.constraint_violation: subagent_type `{agent_type}`: {violation}")]
+    Policy {
+        /// The type asked for.
+        agent_type: String,
+        /// The list, where it was set, and the value it refused.
+        violation: Box<kigi_agent::ModelPolicyError>,
+    },
+    /// The type's `effort` is not an effort.
+    #[error("subagent_type `{agent_type}`: effort `{effort}` is unknown (low, medium or high)")]
+    DefinitionEffort {
+        /// The type.
+        agent_type: String,
+        /// The value in its file.
+        effort: String,
+    },
     /// The persona's `reasoning_effort` is not an effort.
     #[error("persona: reasoning_effort `{effort}` is unknown (low, medium or high)")]
     PersonaEffort {

@@ -43,6 +43,17 @@ impl Tool for SpawnSubagent {
         for (name, description) in self.0.available_types() {
             let _ = write!(text, "\n- {name}: {description}");
         }
+        if let Some(advice) = self
+            .0
+            .setup
+            .discovery
+            .subagents
+            .policy_scope()
+            .lists
+            .advice_summary()
+        {
+            let _ = write!(text, "\nAll types: {advice}.");
+        }
         Some(text)
     }
 

@@ -12,7 +12,9 @@ use super::engine::{
     EngineSettings, IdSlot, MemberFuture, MemberRun, SwarmBackend, SwarmCounts, SwarmReport,
     member_budget, run,
 };
-use super::plan::{MemberSpec, PlanContext, PlanFault, SwarmPlan, SwarmRequest, plan};
+use super::plan::{
+    MemberSpec, PlanContext, PlanFault, SwarmPlan, SwarmRequest, plan, plan_with_effort,
+};
 use super::schedule::Schedule;
 use crate::subagent::{CheckedSpawn, ChildStatus, Coordinator, SpawnOutcome};
 
@@ -35,6 +37,7 @@ impl SwarmBackend for CoordinatorBackend {
             cwd: None,
             name: None,
             model: self.plan.model.clone(),
+            effort: self.plan.effort,
             persona: None,
             resume_from: None,
             worktree: self.plan.worktree,
@@ -89,6 +92,15 @@ impl PlanContext for Coordinator {
     fn check_model(&self, model: &str) -> Result<(), crate::subagent::SpawnError> {
         self.check_model_alias(model)
     }
+
+    fn check_binding(
+        &self,
+        agent_type: &str,
+        model: Option<&str>,
+        effort: Option<kigi_model::ReasoningEffort>,
+    ) -> Result<(), crate::subagent::SpawnError> {
+        Coordinator::check_binding(self, agent_type, model, effort)
+    }
 }
 
 /// From a request to a report on `coordinator`, the one path `agent_swarm` and `kigi swarm`
@@ -102,6 +114,28 @@ pub async fn run_swarm(
     progress: &(dyn Fn(&SwarmCounts) + Sync),
 ) -> Result<SwarmReport, Vec<PlanFault>> {
     let plan = plan(request, &**coordinator)?;
+    run_plan(coordinator, plan, max_concurrency, cancel, progress).await
+}
+
+/// [`run_swarm`] with every member's `effort`, checked with the rest of the request.
+pub async fn run_swarm_with_effort(
+    coordinator: &Arc<Coordinator>,
+    request: &SwarmRequest,
+    effort: Option<&str>,
+    cancel: &CancellationToken,
+    progress: &(dyn Fn(&SwarmCounts) + Sync),
+) -> Result<SwarmReport, Vec<PlanFault>> {
+    let plan = plan_with_effort(request, effort, &**coordinator)?;
+    run_plan(coordinator, plan, None, cancel, progress).await
+}
+
+async fn run_plan(
+    coordinator: &Arc<Coordinator>,
+    plan: SwarmPlan,
+    max_concurrency: Option<usize>,
+    cancel: &CancellationToken,
+    progress: &(dyn Fn(&SwarmCounts) + Sync),
+) -> Result<SwarmReport, Vec<PlanFault>> {
     let mut settings = swarm_settings(coordinator.swarm_config(), plan.members.len());
     if let Some(cap) = max_concurrency {
         settings.schedule.max_concurrency = cap.max(1);

@@ -9,14 +9,14 @@ mod plan;
 mod schedule;
 mod tool;
 
-pub use backend::{CoordinatorBackend, run_swarm, swarm_settings};
+pub use backend::{CoordinatorBackend, run_swarm, run_swarm_with_effort, swarm_settings};
 pub use engine::{
     EngineSettings, IdSlot, MemberFuture, MemberReport, MemberRun, SwarmBackend, SwarmCounts,
     SwarmOutcome, SwarmReport, member_budget, run,
 };
 pub use plan::{
     ITEM_PLACEHOLDER, MAX_ITEMS, MIN_ITEMS, MemberSpec, PlanContext, PlanFault, SwarmPlan,
-    SwarmRequest, plan,
+    SwarmRequest, plan, plan_with_effort,
 };
 pub use schedule::{AdaptiveCapacity, Schedule};
 pub use tool::AgentSwarm;

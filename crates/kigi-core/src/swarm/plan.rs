@@ -6,7 +6,9 @@ use std::collections::HashSet;
 
 use kigi_tools::CapabilityMode;
 
-use crate::subagent::{SpawnError, parse_capability_mode, parse_isolation};
+use kigi_model::ReasoningEffort;
+
+use crate::subagent::{SpawnError, parse_capability_mode, parse_effort, parse_isolation};
 
 /// The placeholder every template must contain.
 pub const ITEM_PLACEHOLDER: &str = "{{item}}";
@@ -34,6 +36,13 @@ pub trait PlanContext {
     fn check_type(&self, agent_type: &str) -> Result<(), SpawnError>;
     /// `Err(why)` when an explicitly requested model cannot be used.
     fn check_model(&self, model: &str) -> Result<(), SpawnError>;
+    /// `Err(why)` when a member of `agent_type` with these picks breaks a hard model list.
+    fn check_binding(
+        &self,
+        agent_type: &str,
+        model: Option<&str>,
+        effort: Option<ReasoningEffort>,
+    ) -> Result<(), SpawnError>;
 }
 
 /// One reason a swarm request was not started.
@@ -72,6 +81,9 @@ pub enum PlanFault {
     /// `model` cannot be used.
     #[error(transparent)]
     Model(SpawnError),
+    /// The members' model or effort breaks a hard model list.
+    #[error(transparent)]
+    Binding(SpawnError),
     /// `capability_mode` or `isolation` is not a known value (the message names the field).
     #[error("{reason}")]
     Argument {
@@ -97,12 +109,23 @@ pub struct SwarmPlan {
     pub capability_mode: Option<CapabilityMode>,
     pub worktree: bool,
     pub model: Option<String>,
+    /// Every member's reasoning effort, when one was asked for.
+    pub effort: Option<ReasoningEffort>,
     pub members: Vec<MemberSpec>,
 }
 
 /// Validates and expands, reporting every fault.
 pub fn plan(
     request: &SwarmRequest,
+    context: &dyn PlanContext,
+) -> Result<SwarmPlan, Vec<PlanFault>> {
+    plan_with_effort(request, None, context)
+}
+
+/// [`plan`] with every member's `effort` (`low`, `medium` or `high`), checked with the rest.
+pub fn plan_with_effort(
+    request: &SwarmRequest,
+    effort: Option<&str>,
     context: &dyn PlanContext,
 ) -> Result<SwarmPlan, Vec<PlanFault>> {
     let mut faults = Vec::new();
@@ -141,16 +164,17 @@ pub fn plan(
     if !duplicates.is_empty() {
         faults.push(PlanFault::DuplicatePrompts { items: duplicates });
     }
-    let subagent_type = request
-        .subagent_type
-        .clone()
-        .unwrap_or_else(|| kigi_agent::DEFAULT_SUBAGENT_TYPE.to_owned());
+    let subagent_type = request.subagent_type.as_deref().map_or_else(
+        || kigi_agent::DEFAULT_SUBAGENT_TYPE.to_owned(),
+        |t| kigi_agent::canonical_agent_type(t).into_owned(),
+    );
     if let Err(error) = context.check_type(&subagent_type) {
         faults.push(PlanFault::Type(error));
     }
     let mut problems = Vec::new();
     let capability_mode = parse_capability_mode(request.capability_mode.as_deref(), &mut problems);
     let worktree = parse_isolation(request.isolation.as_deref(), &mut problems);
+    let effort = parse_effort(effort, &mut problems);
     faults.extend(
         problems
             .into_iter()
@@ -164,12 +188,17 @@ pub fn plan(
     if !faults.is_empty() {
         return Err(faults);
     }
+    // Only a request that is otherwise sound is bound: its type and model are known.
+    if let Err(error) = context.check_binding(&subagent_type, request.model.as_deref(), effort) {
+        return Err(vec![PlanFault::Binding(error)]);
+    }
     Ok(SwarmPlan {
         description: request.description.trim().to_owned(),
         subagent_type,
         capability_mode,
         worktree,
         model: request.model.clone(),
+        effort,
         members,
     })
 }
@@ -209,6 +238,46 @@ mod tests {
                 })
             }
         }
+        fn check_binding(
+            &self,
+            agent_type: &str,
+            _model: Option<&str>,
+            effort: Option<ReasoningEffort>,
+        ) -> Result<(), SpawnError> {
+            match effort {
+                Some(ReasoningEffort::Low) => Err(SpawnError::Policy {
+                    agent_type: agent_type.to_owned(),
+                    violation: Box::new(kigi_agent::ModelPolicyError::EffortNotAllowed {
+                        effort: "low".into(),
+                        from: "spawn-time override".into(),
+                        allowed: "high".into(),
+                        set_by: "[subagents] in config.toml".into(),
+                    }),
+                }),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_effort_is_a_fault_and_a_hard_list_refuses_before_any_member_starts() {
+        let faults = plan_with_effort(&request(&["a", "b"]), Some("max"), &Context { depth: 0 })
+            .unwrap_err();
+        assert_eq!(
+            texts(&faults),
+            ["effort `max` is unknown (low, medium or high)"]
+        );
+        let faults = plan_with_effort(&request(&["a", "b"]), Some("low"), &Context { depth: 0 })
+            .unwrap_err();
+        assert!(
+            texts(&faults)[0].starts_with(
+                "profile.constraint_violation: subagent_type `general-purpose`: effort `low`"
+            ),
+            "{faults:?}"
+        );
+        let plan =
+            plan_with_effort(&request(&["a", "b"]), Some("high"), &Context { depth: 0 }).unwrap();
+        assert_eq!(plan.effort, Some(ReasoningEffort::High));
     }
 
     fn texts(faults: &[PlanFault]) -> Vec<String> {
