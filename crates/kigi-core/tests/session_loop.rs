@@ -1060,3 +1060,20 @@ async fn an_agent_with_compaction_off_is_never_compacted() {
             .all(|r| r.script.as_deref() == Some("#long"))
     );
 }
+
+#[tokio::test]
+async fn killing_or_messaging_a_child_that_does_not_exist_names_it() {
+    let fx = Fixture::new(vec![Step::text("hi")]).await;
+    let session = fx.session(fx.setup("", None));
+    let control = session.inner.control();
+    for command in [
+        HostCommand::KillSubagent { id: "sub-9".into() },
+        HostCommand::SendToSubagent {
+            id: "sub-9".into(),
+            text: "more".into(),
+        },
+    ] {
+        let error = control.submit(command).unwrap_err().to_string();
+        assert!(error.contains("sub-9"), "{error}");
+    }
+}

@@ -26,6 +26,11 @@ pub enum HostCommand {
     SetPermissionMode { mode: String },
     /// Compacts the conversation before the next turn's first request (`/compact`).
     Compact,
+    /// Cancels one subagent (`sub-3`) and what it started; its end is reported as cancelled.
+    KillSubagent { id: String },
+    /// Gives a subagent more input: at its next step if it runs; a stopped one carries on in
+    /// the background.
+    SendToSubagent { id: String, text: String },
     /// Cancels everything and closes the session; its event stream ends.
     Shutdown,
 }

@@ -160,9 +160,11 @@ pub async fn run(options: TuiOptions) -> Result<String, TuiError> {
                     app.open_agents(catalog, tab);
                 }
                 Action::KillSubagent(id) => {
-                    // No host command cancels one child yet: the session's own coordinator
-                    // does, the way `kill_task` does for the model.
-                    match state.session.coordinator().kill(&id) {
+                    match state
+                        .session
+                        .control()
+                        .submit(HostCommand::KillSubagent { id: id.clone() })
+                    {
                         Ok(()) => app
                             .transcript
                             .cells

@@ -40,6 +40,9 @@ pub enum HostError {
         "unknown permission mode `{mode}` (expected default, acceptEdits, plan, dontAsk or bypassPermissions)"
     )]
     UnknownPermissionMode { mode: String },
+    /// `KillSubagent` / `SendToSubagent` about a child that cannot take it.
+    #[error(transparent)]
+    Subagent(#[from] crate::subagent::ChildError),
     /// A command to a session that has shut down.
     #[error("session {session_id} has shut down")]
     SessionClosed { session_id: String },

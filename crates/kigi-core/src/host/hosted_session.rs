@@ -47,6 +47,8 @@ pub(super) struct Controls {
     pub mode: crate::shared_mode::SharedMode,
     /// Set by `Compact`; the session reads it at its next request.
     pub compact: Arc<std::sync::atomic::AtomicBool>,
+    /// The session's children, for `KillSubagent` and `SendToSubagent`.
+    pub coordinator: Arc<Coordinator>,
 }
 
 /// The turn in flight (or next), under one lock so an interrupt and the end of a turn
@@ -130,6 +132,11 @@ impl SessionControl {
             }
             HostCommand::Compact => {
                 self.shared.controls.compact.store(true, Ordering::SeqCst);
+                Ok(())
+            }
+            HostCommand::KillSubagent { id } => Ok(self.shared.controls.coordinator.kill(&id)?),
+            HostCommand::SendToSubagent { id, text } => {
+                self.shared.controls.coordinator.send(&id, &text)?;
                 Ok(())
             }
             HostCommand::Shutdown => {

@@ -379,12 +379,14 @@ impl SessionHost {
                 .chain(rule_notices)
                 .chain(main_model_warnings(&self.models, &agent, &main_client)),
         );
+        let children = Arc::clone(&coordinator);
         Ok(HostedSession::start(
             session,
             events,
             warnings,
             coordinator,
             super::hosted_session::Controls {
+                coordinator: children,
                 cancel,
                 steer,
                 approvals: broker,
