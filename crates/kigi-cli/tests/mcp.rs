@@ -418,3 +418,55 @@ fn a_tools_image_reaches_a_model_that_reads_images_and_only_a_note_reaches_other
         );
     }
 }
+
+#[test]
+fn a_childs_own_inline_servers_start_with_it_and_only_it_gets_their_tools() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#child echo", "description": "echo", "subagent_type": "echoer"}),
+                )]),
+                Step::text("parent done"),
+            ],
+        ))
+        .with(Script::matching(
+            "#child",
+            vec![
+                Step::calls(vec![("mcp__own__echo", json!({"message": "from the child"}))]),
+                Step::text("child done"),
+            ],
+        ));
+    let env = Env::with_scripts(scripts);
+    let agents = env.home.join("agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("echoer.md"),
+        format!(
+            "---\nname: echoer\ndescription: echoes\nmcpServers:\n  own:\n    command: {}\n    args: [stdio]\n---\nEcho.\n",
+            everything().display()
+        ),
+    )
+    .unwrap();
+    let out = env.kigi(&["-p", "#parent go", "--permission-mode", "bypassPermissions"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = env.server().requests();
+    let parent_tools = offered(&requests[0].body);
+    assert!(
+        !parent_tools.iter().any(|t| t.starts_with("mcp__own__")),
+        "{parent_tools:?}"
+    );
+    let child: Vec<Value> = requests
+        .into_iter()
+        .filter(|r| r.script.as_deref() == Some("#child"))
+        .map(|r| r.body)
+        .collect();
+    assert!(offered(&child[0]).iter().any(|t| t == "mcp__own__echo"));
+    assert!(
+        child[1]["messages"]
+            .to_string()
+            .contains("Echo: from the child")
+    );
+}

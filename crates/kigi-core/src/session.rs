@@ -234,6 +234,11 @@ impl Session {
         &self.setup.client
     }
 
+    /// The MCP servers this agent started itself (a child's inline `mcpServers`).
+    pub fn own_mcp(&self) -> Option<std::sync::Arc<crate::mcp_session::SessionMcp>> {
+        self.setup.runtime.own_mcp().cloned()
+    }
+
     /// The session's MCP servers, when it has any.
     pub fn mcp_session(&self) -> Option<std::sync::Arc<crate::mcp_session::SessionMcp>> {
         self.setup.runtime.mcp_session().cloned()

@@ -72,8 +72,12 @@ pub struct ToolRuntime {
     guard: RuntimeGuard,
     /// The agent's hooks (PreToolUse, PostToolUse, Notification).
     hooks: Option<Hooks>,
-    /// The session's MCP servers, and which of their tools this agent may have.
-    mcp: Option<mcp_tools::McpLink>,
+    /// The session's MCP servers (and the agent's own, from its inline `mcpServers`), with
+    /// which of their tools this agent may have.
+    mcp: Vec<mcp_tools::McpLink>,
+    /// Servers this agent started itself (a child's inline `mcpServers`): stopped when its
+    /// turn ends.
+    own_mcp: Option<Arc<crate::mcp_session::SessionMcp>>,
 }
 
 /// A call that passed the checks.
@@ -120,7 +124,8 @@ impl ToolRuntime {
             kigi_home: None,
             guard: RuntimeGuard::default(),
             hooks: None,
-            mcp: None,
+            mcp: Vec::new(),
+            own_mcp: None,
         }
     }
 

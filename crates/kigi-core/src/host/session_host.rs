@@ -416,6 +416,15 @@ impl SessionHost {
         let (sink, events) = event_channel();
         let cancel = CancellationToken::new();
         let (guard, _) = self.guard_for(&request.cwd, &request.rules, request.sandbox)?;
+        // Members get the MCP tools the default agent would (their servers stop with the
+        // process: every stdio server is killed with its group when dropped).
+        let (mcp, _) = self.start_mcp(&request.cwd, Some(&parent), Vec::new())?;
+        let admits = parent.clone();
+        let mcp = mcp.map(|servers| {
+            let admission: crate::mcp_session::McpAdmission =
+                Arc::new(move |tool: &kigi_mcp::McpTool| admits.admits_mcp_tool(tool.name()));
+            (servers, admission)
+        });
         // Nobody else waits here: members are awaited up to the swarm's deadline, never moved
         // to the background by a foreground budget.
         let mut discovery = self.discovery.clone();
@@ -446,7 +455,7 @@ impl SessionHost {
             guard,
             compaction: self.compaction,
             parent_policy: kigi_agent::PolicyScope::of_agent(&parent.definition),
-            mcp: None,
+            mcp,
         });
         Ok(HostedSwarm::new(
             session_id,

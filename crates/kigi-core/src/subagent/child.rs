@@ -118,6 +118,10 @@ impl Child {
                 }
             }
         };
+        // Servers the child started itself stop with its turn.
+        if let Some(own) = session.own_mcp() {
+            own.shutdown().await;
+        }
         let so_far = session.last_turn().clone();
         let mut result = self.result_of(outcome, &so_far, timed_out, started.elapsed());
         if let Some(worktree) = self.meta.worktree.clone() {

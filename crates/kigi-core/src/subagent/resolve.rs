@@ -187,6 +187,22 @@ impl Coordinator {
             None => setup.runtime.guard(&self.setup.guard),
         }
         self.child_hooks(&mut setup, &agent, id, &cwd).await;
+        // The child's own inline servers start with it (the session's run already); they
+        // stop when its turn ends.
+        if let Some(value) = &agent.definition.mcp_servers {
+            let entries = own_mcp_entries(&agent.name, value);
+            let env = std::sync::Arc::clone(&self.setup.env);
+            if let Some(own) = crate::mcp_session::SessionMcp::start(entries, &*env) {
+                let child = agent.clone();
+                setup.runtime.attach_own_mcp(
+                    own,
+                    std::sync::Arc::new(move |tool: &kigi_mcp::McpTool| {
+                        child.admits_mcp_tool(tool.name())
+                            && capability.is_none_or(|mode| mode.allows(tool.kind()))
+                    }),
+                );
+            }
+        }
         if let Some((mcp, parent_admits)) = &self.setup.mcp {
             let (parent_admits, child) = (std::sync::Arc::clone(parent_admits), agent.clone());
             setup.runtime.attach_mcp(
@@ -400,4 +416,29 @@ pub(super) fn existing_children(store: &SessionStore, session_id: &str) -> u64 {
                 .unwrap_or(0)
         })
         .unwrap_or(0)
+}
+
+/// A child definition's inline MCP servers (names of configured servers are the session's,
+/// already running, and not started again).
+fn own_mcp_entries(agent: &str, value: &serde_json::Value) -> Vec<kigi_mcp::McpServerEntry> {
+    match kigi_mcp::parse_agent_mcp_servers(value, &format!("agent {agent}")) {
+        Ok(servers) => servers
+            .into_iter()
+            .filter_map(|server| match server {
+                kigi_mcp::AgentMcpServer::Inline { name, config } => {
+                    Some(kigi_mcp::McpServerEntry {
+                        name,
+                        config,
+                        source: kigi_mcp::McpSource::Agent,
+                        trusted: true,
+                    })
+                }
+                kigi_mcp::AgentMcpServer::Named(_) => None,
+            })
+            .collect(),
+        Err(error) => {
+            tracing::warn!(%error, "a subagent's mcpServers");
+            Vec::new()
+        }
+    }
 }

@@ -25,35 +25,58 @@ impl std::fmt::Debug for McpLink {
 }
 
 impl ToolRuntime {
-    /// Offers this agent the tools of `session`'s servers that `admit` lets through.
+    /// Offers this agent the tools of `session`'s servers that `admit` lets through (the
+    /// session's servers first; an agent's own inline servers after them).
     pub fn attach_mcp(&mut self, session: Arc<SessionMcp>, admit: McpAdmission) {
-        self.mcp = Some(McpLink { session, admit });
+        self.mcp.push(McpLink { session, admit });
+    }
+
+    /// Offers this agent the tools of servers it started itself (its inline `mcpServers`),
+    /// which stop when its turn ends ([`Self::own_mcp`]).
+    pub fn attach_own_mcp(&mut self, servers: Arc<SessionMcp>, admit: McpAdmission) {
+        self.own_mcp = Some(Arc::clone(&servers));
+        self.attach_mcp(servers, admit);
+    }
+
+    /// The servers this agent started itself, when it did.
+    pub fn own_mcp(&self) -> Option<&Arc<SessionMcp>> {
+        self.own_mcp.as_ref()
     }
 
     /// The session's MCP servers, when it has any.
     pub fn mcp_session(&self) -> Option<&Arc<SessionMcp>> {
-        self.mcp.as_ref().map(|link| &link.session)
+        self.mcp.first().map(|link| &link.session)
     }
 
     /// The admission this agent's MCP tools pass (a child's starts from it).
     pub fn mcp_admission(&self) -> Option<McpAdmission> {
-        self.mcp.as_ref().map(|link| Arc::clone(&link.admit))
+        self.mcp.first().map(|link| Arc::clone(&link.admit))
     }
 
     /// Brings the agent's MCP tools up to date (the first time, after waiting for the servers
     /// to start); returns what to report about servers that failed or need trust.
     pub async fn sync_mcp(&mut self) -> Vec<String> {
-        let Some(link) = self.mcp.clone() else {
-            return Vec::new();
-        };
+        let mut reports = Vec::new();
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        for link in self.mcp.clone() {
+            reports.extend(self.sync_link(&link, &mut names).await);
+        }
+        if !self.mcp.is_empty() {
+            self.tools.retain(|tool| {
+                !tool.name.starts_with("mcp__") || names.contains(tool.name.as_str())
+            });
+        }
+        reports
+    }
+
+    /// Joins one link's tools; `names` collects the MCP tool names offered now.
+    async fn sync_link(&mut self, link: &McpLink, names: &mut BTreeSet<String>) -> Vec<String> {
         let (tools, reports) = link.session.current().await;
         let offered: Vec<_> = tools
             .into_iter()
             .filter(|tool| (link.admit)(tool))
             .collect();
-        let names: BTreeSet<&str> = offered.iter().map(|tool| tool.name()).collect();
-        self.tools
-            .retain(|tool| !tool.name.starts_with("mcp__") || names.contains(tool.name.as_str()));
+        names.extend(offered.iter().map(|tool| tool.name().to_owned()));
         for tool in &offered {
             if self.tools.iter().any(|t| t.name == tool.name()) {
                 continue;
