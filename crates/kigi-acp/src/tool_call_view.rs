@@ -94,6 +94,7 @@ mod tests {
             label: label.into(),
             read_only: true,
             input: None,
+            server: None,
         }
     }
 

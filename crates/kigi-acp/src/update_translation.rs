@@ -353,6 +353,7 @@ mod tests {
                 label: label.into(),
                 read_only: false,
                 input: Some(json!({"path": "notes.txt"})),
+                server: None,
             },
         }
     }

@@ -88,6 +88,7 @@ fn the_model_calls_an_mcp_servers_tools_and_reads_their_results() {
         .find(|e| e["type"] == "tool_call")
         .unwrap();
     assert_eq!(call["_meta"]["kigi/tool"]["namespace"], "mcp", "{call}");
+    assert_eq!(call["_meta"]["kigi/tool"]["server"], "everything", "{call}");
 }
 
 #[test]

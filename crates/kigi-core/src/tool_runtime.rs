@@ -268,6 +268,10 @@ impl ToolRuntime {
             label: spec.map_or("Unknown", |s| &*s.label).to_owned(),
             read_only: tool.read_only,
             input,
+            server: self
+                .registry
+                .get(&tool.name)
+                .and_then(|t| t.mcp_server().map(str::to_owned)),
         })
     }
 

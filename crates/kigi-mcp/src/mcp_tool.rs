@@ -105,6 +105,7 @@ impl McpTool {
             label: self.name.clone(),
             read_only: self.read_only(),
             input: None,
+            server: Some(self.info.server.clone()),
         }
     }
 
@@ -142,6 +143,10 @@ impl McpTool {
 impl Tool for McpTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn mcp_server(&self) -> Option<&str> {
+        Some(&self.info.server)
     }
 
     fn parameters(&self) -> Value {

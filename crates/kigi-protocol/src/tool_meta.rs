@@ -40,6 +40,9 @@ pub struct CanonicalToolMeta {
     pub read_only: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
+    /// The MCP server a tool of namespace `mcp` comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
 }
 
 impl JsonSchema for ToolKind {
@@ -110,6 +113,7 @@ mod tests {
             label: "Read".into(),
             read_only: true,
             input: Some(serde_json::json!({"path": "src/lib.rs"})),
+            server: None,
         };
         assert_eq!(
             serde_json::to_value(&meta).unwrap(),

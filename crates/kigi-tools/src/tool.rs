@@ -75,6 +75,10 @@ pub trait Tool: Send + Sync + std::fmt::Debug {
     fn description(&self) -> Option<String> {
         None
     }
+    /// The MCP server the tool comes from (`None` for kigi's own).
+    fn mcp_server(&self) -> Option<&str> {
+        None
+    }
     /// Runs the call.
     fn execute<'a>(&'a self, arguments: Value, context: &'a ToolContext) -> ToolFuture<'a>;
 }

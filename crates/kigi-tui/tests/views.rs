@@ -54,6 +54,7 @@ fn call(id: &str, name: &str, kind: ToolKind, input: serde_json::Value) -> Sessi
                 label: name.into(),
                 read_only: false,
                 input: Some(input),
+                server: None,
             },
         }),
     }

@@ -67,6 +67,7 @@ mod tests {
                     label: "Bash".into(),
                     read_only: false,
                     input: Some(input),
+                    server: None,
                 },
             }),
         }
