@@ -8,10 +8,7 @@
 use std::sync::Arc;
 
 use kigi_agent::CompletionRequirement;
-use kigi_model::{
-    ErrorClass, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, ReasoningEffort,
-    Usage,
-};
+use kigi_model::{ErrorClass, ModelClient, ModelError, ReasoningEffort, Usage};
 use kigi_protocol::{
     ErrorCode, Message, ReminderSource, SessionEvent, ToolCallMeta, ToolResult, ToolStatus,
     TurnEndReason,
@@ -26,6 +23,7 @@ use crate::token_budget::TokenBudget;
 use crate::tool_runtime::ToolRuntime;
 use crate::transcript::{messages_from, push_result};
 
+mod model_request;
 mod session_compaction;
 mod session_hooks;
 
@@ -536,75 +534,5 @@ impl Session {
 
     fn steering_waits(&self) -> bool {
         self.setup.steer.as_ref().is_some_and(|s| !s.is_empty())
-    }
-
-    /// Counts the response against the budgets; the error when one is spent.
-    fn over_budget(&self, summary: &TurnSummary, response: &ModelResponse) -> Option<TurnError> {
-        let budget = &self.setup.token_budget;
-        let used = response.usage.input_tokens + response.usage.output_tokens;
-        if let Some(tree) = &budget.tree {
-            let spent = tree.add(used);
-            if spent > tree.limit() {
-                return Some(TurnError::TokenBudget {
-                    scope: "session tree",
-                    spent,
-                    limit: tree.limit(),
-                });
-            }
-        }
-        let own = summary.usage.input_tokens + summary.usage.output_tokens;
-        match budget.own {
-            Some(limit) if own > limit => Some(TurnError::TokenBudget {
-                scope: "subagent",
-                spent: own,
-                limit,
-            }),
-            _ => None,
-        }
-    }
-
-    /// One model request, streamed; deltas and retries go to the front end as they arrive.
-    async fn request(&mut self, cancel: &CancellationToken) -> Result<ModelResponse, TurnError> {
-        let request = ModelRequest {
-            model: String::new(),
-            system: self.setup.system_prompt.clone(),
-            messages: self.messages.clone(),
-            tools: self.setup.runtime.schemas(),
-            reasoning: self.setup.reasoning,
-            max_output_tokens: None,
-            params: serde_json::Map::new(),
-        };
-        let mut stream = self.setup.client.stream(&request, cancel.child_token());
-        let mut response = ModelResponse::default();
-        while let Some(event) = stream.next().await {
-            let event = match event {
-                Ok(event) => event,
-                Err(ModelError::Cancelled) => return Err(TurnError::Cancelled),
-                Err(error) => return Err(TurnError::Model(error)),
-            };
-            match &event {
-                ModelEvent::TextDelta(text) => self
-                    .events
-                    .session(&SessionEvent::TextDelta { text: text.clone() }),
-                ModelEvent::ThinkingDelta(text) => self
-                    .events
-                    .session(&SessionEvent::ThinkingDelta { text: text.clone() }),
-                ModelEvent::Retrying {
-                    attempt,
-                    delay,
-                    reason,
-                } => self.emit(SessionEvent::Retrying {
-                    attempt: *attempt,
-                    delay_ms: delay.as_millis() as u64,
-                    reason: reason.clone(),
-                })?,
-                _ => {}
-            }
-            response.apply(event);
-        }
-        if cancel.is_cancelled() {
-            return Err(TurnError::Cancelled);
-        }
-        Ok(response)
     }
 }
