@@ -201,10 +201,21 @@ fn a_tool_denied_outright_is_not_offered_and_permissions_lists_every_rule_with_i
 
 #[test]
 fn a_command_writing_an_instruction_file_needs_a_person_whatever_the_rules() {
-    let env = commands(&["echo planted > AGENTS.md", "echo fine > notes.txt"]);
-    let out = env.kigi(&["-p", "go", "--allowedTools", "Bash(echo:*) Edit"]);
+    let env = commands(&[
+        "echo planted > AGENTS.md",
+        "echo fine > notes.txt",
+        "mkdir -p .kigi && cd .kigi && echo planted > settings.toml",
+    ]);
+    let out = env.kigi(&[
+        "-p",
+        "go",
+        "--allowedTools",
+        "Bash(echo:*) Bash(mkdir:*) Bash(cd:*) Edit",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!env.repo.join("AGENTS.md").exists());
+    // A `cd` first does not hide where the redirection lands.
+    assert!(!env.repo.join(".kigi/settings.toml").exists());
     assert!(env.repo.join("notes.txt").exists());
     let results = tool_results(&env);
     assert!(

@@ -34,6 +34,21 @@ pub struct ShellParts {
     pub reads: Vec<String>,
     /// False when something could not be known: such a line is never allowed by a rule.
     pub complete: bool,
+    /// Where later relative redirections land, after the line's own `cd`s.
+    dir: LineDir,
+}
+
+/// The folder a line has moved to with `cd`, relative to where it started.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+enum LineDir {
+    #[default]
+    Start,
+    /// `cd sub/dir` (joined across several).
+    Relative(String),
+    /// `cd /abs`.
+    Absolute(String),
+    /// `cd $X`, `cd` alone (home), `popd`: not knowable.
+    Unknown,
 }
 
 impl ShellParts {
@@ -161,8 +176,39 @@ impl ShellParts {
                 RedirectOrCmdWord::CmdWord(word) => words.push(self.word(word)),
             }
         }
+        self.follow_cd(&words);
         if !words.is_empty() {
             self.commands.push(words.join(" "));
+        }
+    }
+
+    /// A `cd`/`pushd`/`popd` moves where later relative redirections land; one that cannot
+    /// be known makes the line incomplete.
+    fn follow_cd(&mut self, words: &[String]) {
+        let Some(program) = words.first() else {
+            return;
+        };
+        if !matches!(program.as_str(), "cd" | "pushd" | "popd") {
+            return;
+        }
+        let target = words
+            .get(1)
+            .filter(|_| program != "popd" && words.len() == 2);
+        self.dir = match target {
+            Some(dir) if !dir.contains(['$', '`', '~', '*', '?']) && dir != "-" => {
+                let dir = dir.trim_end_matches('/');
+                match std::mem::take(&mut self.dir) {
+                    _ if dir.starts_with('/') => LineDir::Absolute(dir.to_owned()),
+                    LineDir::Start => LineDir::Relative(dir.to_owned()),
+                    LineDir::Relative(base) => LineDir::Relative(format!("{base}/{dir}")),
+                    LineDir::Absolute(base) => LineDir::Absolute(format!("{base}/{dir}")),
+                    LineDir::Unknown => LineDir::Unknown,
+                }
+            }
+            _ => LineDir::Unknown,
+        };
+        if self.dir == LineDir::Unknown {
+            self.complete = false;
         }
     }
 
@@ -207,7 +253,19 @@ impl ShellParts {
             self.complete = false;
             return None;
         }
-        (!HARMLESS_TARGETS.contains(&text.as_str())).then_some(text)
+        if HARMLESS_TARGETS.contains(&text.as_str()) {
+            return None;
+        }
+        // Relative to where the line's `cd`s moved it.
+        Some(match &self.dir {
+            _ if text.starts_with('/') => text,
+            LineDir::Start => text,
+            LineDir::Relative(dir) | LineDir::Absolute(dir) => format!("{dir}/{text}"),
+            LineDir::Unknown => {
+                self.complete = false;
+                text
+            }
+        })
     }
 
     /// A word's text (quotes removed), listing the commands of its substitutions.
@@ -373,6 +431,17 @@ mod tests {
         assert!(!ShellParts::of("echo x > $HOME/.bashrc").complete);
         assert!(!ShellParts::of("echo x > ~/.bashrc").complete);
         assert!(ShellParts::of("echo x > /dev/null").writes.is_empty());
+    }
+
+    #[test]
+    fn redirections_after_a_cd_land_where_the_cd_went() {
+        let parts = ShellParts::of("cd .github/workflows && echo x > ci.yml");
+        assert_eq!(parts.writes, [".github/workflows/ci.yml"]);
+        assert!(parts.complete);
+        let parts = ShellParts::of("cd /etc; cd ssh; echo x >> config");
+        assert_eq!(parts.writes, ["/etc/ssh/config"]);
+        assert!(!ShellParts::of("cd $DIR && echo x > f").complete);
+        assert!(!ShellParts::of("cd && echo x > f").complete);
     }
 
     #[test]
