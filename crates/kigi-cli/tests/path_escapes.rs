@@ -109,3 +109,30 @@ fn dot_dot_through_a_folder_that_does_not_exist_is_judged_where_it_leads() {
         tool_results(&env)
     );
 }
+
+#[test]
+fn a_symlink_planted_earlier_in_the_same_response_does_not_carry_a_checked_write_outside() {
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let plant = format!("ln -s {} door", outside.path().display());
+    // One response: the command plants the link after the write was checked, before it runs.
+    let env = Env::new(vec![
+        Step::calls(vec![
+            ("run_terminal_cmd", json!({"command": plant})),
+            (
+                "write_file",
+                json!({"path": "door/x.txt", "content": "escaped"}),
+            ),
+        ]),
+        Step::text("done"),
+    ]);
+    let out = env.kigi(&["-p", "go", "--permission-mode", "bypassPermissions"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        env.repo.join("door").is_symlink(),
+        "{:?}",
+        tool_results(&env)
+    );
+    assert!(!outside.path().join("x.txt").exists());
+    let results = tool_results(&env);
+    assert!(results[1].contains("not written"), "{results:?}");
+}

@@ -88,6 +88,8 @@ struct Ready {
     /// The answer this call waits for before it runs, when it needed one, and the refusal
     /// to give if nobody may be asked after all.
     approval: Option<(tokio::task::JoinHandle<ApprovalVerdict>, String)>,
+    /// Where a file write led when it was checked: it must lead there still when it runs.
+    checked_target: Option<std::path::PathBuf>,
 }
 
 /// A checked call, and whether it must be asked about first.
@@ -97,6 +99,8 @@ struct Checked {
     canonical: String,
     /// The refusal when nobody can be asked; `None` when no ask is needed.
     ask: Option<String>,
+    /// A file write's resolved target, as judged.
+    target: Option<std::path::PathBuf>,
 }
 
 /// What running one call came to.
@@ -378,6 +382,7 @@ impl ToolRuntime {
             tool: checked.tool,
             arguments: checked.arguments,
             approval,
+            checked_target: checked.target,
         })
     }
 
@@ -492,11 +497,18 @@ impl ToolRuntime {
             }
             (None, ask) => ask,
         };
+        let target = tool
+            .kind
+            .writes_files()
+            .then(|| arguments.get("path").and_then(Value::as_str))
+            .flatten()
+            .map(|path| self.context.resolve(path));
         Ok(Checked {
             tool: Arc::clone(implementation),
             arguments,
             canonical: tool.name.clone(),
             ask,
+            target,
         })
     }
 

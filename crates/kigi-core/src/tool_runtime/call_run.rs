@@ -28,6 +28,7 @@ impl ToolRuntime {
             let tool = Arc::clone(&ready.tool);
             let arguments = ready.arguments;
             let approval = ready.approval;
+            let checked_target = ready.checked_target;
             running.push((
                 ready.index,
                 tokio::spawn(async move {
@@ -37,6 +38,21 @@ impl ToolRuntime {
                             Ok(ApprovalVerdict::Denied(reason)) => return Ran::Denied(reason),
                             Ok(ApprovalVerdict::NobodyToAsk) => return Ran::NotAsked(refusal),
                             Ok(ApprovalVerdict::Cancelled) | Err(_) => return Ran::Unanswered,
+                        }
+                    }
+                    // An earlier call of the same response (a command, a checkout) may have
+                    // planted a symlink since the check: the write must still lead where it
+                    // was judged to.
+                    if let Some(expected) = checked_target
+                        && let Some(path) = arguments.get("path").and_then(serde_json::Value::as_str)
+                    {
+                        let now = context.resolve(path);
+                        if now != expected {
+                            return Ran::Output(Ok(kigi_tools::ToolOutput::error(format!(
+                                "not written: {path} now leads to {}, not to {} where it led when the call was checked; look at it and call again",
+                                now.display(),
+                                expected.display()
+                            ))));
                         }
                     }
                     Ran::Output(tool.execute(arguments, &context).await)
