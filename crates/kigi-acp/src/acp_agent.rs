@@ -7,38 +7,34 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, ClientCapabilities,
-    CurrentModeUpdate, InitializeRequest, LoadSessionRequest, LoadSessionResponse, Meta,
-    NewSessionRequest, NewSessionResponse, PromptRequest, SessionModeId, SessionUpdate,
+    CurrentModeUpdate, InitializeRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
+    SessionModeId, SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
     SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, ConnectTo, Error, ErrorCode, Stdio, UntypedMessage};
 use kigi_agent::PermissionMode;
 use kigi_agent::permissions::PermissionRules;
-use kigi_core::StoreError;
-use kigi_core::host::{
-    AgentChoice, ApprovalMode, HostError, HostedSession, OpenRequest, SessionControl, SessionHost,
-    SessionStart,
-};
+use kigi_core::host::{AgentChoice, SessionControl, SessionHost};
 use kigi_model::ModelFlags;
 use kigi_protocol::HostCommand;
 use kigi_tools::sandbox::SandboxMode;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::capabilities::initialize_response;
-use crate::editor_bridge::{EditorBridge, registry_through};
+use crate::auth_methods::{KimiAccountModel, auth_methods, authenticate, kimi_account_models};
+use crate::capabilities::{Offer, images_readable, initialize_response};
 use crate::error::AcpError;
 use crate::extension_methods::WorktreeMethod;
-use crate::live_session::{Outbox, PromptOrder, drive};
-use crate::mcp_servers::editor_mcp_servers;
-use crate::prompt_text::prompt_text;
-use crate::replay::replay_updates;
-use crate::session_modes::{mode_state, parse_mode_id};
+use crate::live_session::PromptOrder;
+use crate::model_menu::{MODEL_OPTION_ID, ModelMenu};
+use crate::prompt_input::prompt_input;
+use crate::rpc_error::{host_error, invalid_params, unknown_session};
+use crate::session_modes::parse_mode_id;
 
 /// What `kigi acp` was started with: every session it opens uses these.
 #[derive(Debug, Clone, Default)]
@@ -55,18 +51,22 @@ pub struct AcpOptions {
 }
 
 /// A session of this connection.
-struct LiveSession {
-    control: SessionControl,
-    cwd: PathBuf,
-    prompts: mpsc::UnboundedSender<PromptOrder>,
+pub(crate) struct LiveSession {
+    pub(crate) control: SessionControl,
+    pub(crate) cwd: PathBuf,
+    pub(crate) prompts: mpsc::UnboundedSender<PromptOrder>,
 }
 
 /// What every handler shares.
-struct Server {
-    host: SessionHost,
-    options: AcpOptions,
-    client: Mutex<ClientCapabilities>,
-    sessions: Mutex<HashMap<String, LiveSession>>,
+pub(crate) struct Server {
+    pub(crate) host: SessionHost,
+    /// What `initialize` advertises.
+    pub(crate) offer: Offer,
+    /// The models a session's model option offers.
+    pub(crate) models: Arc<ModelMenu>,
+    pub(crate) options: AcpOptions,
+    pub(crate) client: Mutex<ClientCapabilities>,
+    pub(crate) sessions: Mutex<HashMap<String, LiveSession>>,
 }
 
 /// Serves ACP on stdin and stdout until the editor closes stdin.
@@ -80,13 +80,23 @@ pub async fn serve(
     options: AcpOptions,
     transport: impl ConnectTo<Agent> + 'static,
 ) -> Result<(), AcpError> {
+    let env = host.env_lookup();
+    let offer = Offer {
+        images: images_readable(host.models(), &options.model, &*env),
+        auth_methods: auth_methods(&kimi_account_models(host.models(), &options.model, &*env)),
+    };
+    let models = Arc::new(ModelMenu::new(host.models()));
     let server = Arc::new(Server {
         host,
+        offer,
+        models,
         options,
         client: Mutex::new(ClientCapabilities::default()),
         sessions: Mutex::new(HashMap::new()),
     });
-    let (s1, s2, s3, s4, s5, s6, s7) = (
+    let (s1, s1b, s2, s3, s4, s5, s6, s7, s8) = (
+        Arc::clone(&server),
+        Arc::clone(&server),
         Arc::clone(&server),
         Arc::clone(&server),
         Arc::clone(&server),
@@ -101,14 +111,17 @@ pub async fn serve(
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
                 *lock(&s1.client) = request.client_capabilities.clone();
-                responder.respond(initialize_response(&request))
+                responder.respond(initialize_response(&request, &s1.offer))
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |_request: AuthenticateRequest, responder, _cx| {
-                // Nothing to sign in to: the endpoint and its key come from config.toml.
-                responder.respond(AuthenticateResponse::new())
+            async move |request: AuthenticateRequest, responder, _cx| {
+                let accounts = s1b.kimi_accounts();
+                responder.respond_with_result(
+                    authenticate(&request.method_id.0, &accounts)
+                        .map(|()| AuthenticateResponse::new()),
+                )
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -134,6 +147,12 @@ pub async fn serve(
             },
             agent_client_protocol::on_receive_request!(),
         )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest, responder, _cx| {
+                s8.set_config_option(request, responder)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
         .on_receive_notification(
             async move |notification: CancelNotification, _cx| {
                 s6.cancel(&notification);
@@ -152,93 +171,50 @@ pub async fn serve(
         .map_err(|error| AcpError::Connection(error.message))
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Server {
-    fn new_session(
-        &self,
-        request: NewSessionRequest,
-        responder: Responder<NewSessionResponse>,
-        cx: ConnectionTo<Client>,
-    ) -> Result<(), Error> {
-        let opened = absolute(&request.cwd).and_then(|cwd| {
-            self.open(&cx, cwd.clone(), SessionStart::New, &request.mcp_servers)
-                .map(|s| (s, cwd))
-        });
-        let (hosted, cwd) = match opened {
-            Ok(opened) => opened,
-            Err(error) => return responder.respond_with_error(error),
-        };
-        let id = hosted.id().to_owned();
-        let modes = mode_state(hosted.permission_mode());
-        let meta = session_meta(&hosted, &request.mcp_servers);
-        self.start(hosted, &cx, cwd)?;
-        responder.respond(NewSessionResponse::new(id).modes(modes).meta(meta))
+    /// The Kimi account models, with their keys as the environment has them now.
+    fn kimi_accounts(&self) -> Vec<KimiAccountModel> {
+        let env = self.host.env_lookup();
+        kimi_account_models(self.host.models(), &self.options.model, &*env)
     }
 
-    fn load_session(
+    /// `session/set_config_option`: the model (the one option kigi has).
+    fn set_config_option(
         &self,
-        request: LoadSessionRequest,
-        responder: Responder<LoadSessionResponse>,
-        cx: ConnectionTo<Client>,
+        request: SetSessionConfigOptionRequest,
+        responder: Responder<SetSessionConfigOptionResponse>,
     ) -> Result<(), Error> {
         let id = request.session_id.0.to_string();
-        let cwd = match absolute(&request.cwd) {
-            Ok(cwd) => cwd,
-            Err(error) => return responder.respond_with_error(error),
-        };
-        let stored = match self.host.store().load(&id) {
-            Ok(stored) => stored,
-            Err(error) => return responder.respond_with_error(store_error(&error)),
-        };
-        let live = lock(&self.sessions)
-            .get(&id)
-            .map(|s| (s.control.clone(), s.cwd.clone()));
-        let (outbox, mode, meta, hosted) = match live {
-            // Open in this connection already: replay what it wrote and carry on with it.
-            Some((control, _)) => {
-                let outbox = Outbox {
-                    connection: cx.clone(),
-                    session_id: id.clone(),
-                    control,
-                };
-                (outbox, None, Meta::new(), None)
-            }
-            None => {
-                let hosted = match self.open(
-                    &cx,
-                    cwd.clone(),
-                    SessionStart::Resume(id.clone()),
-                    &request.mcp_servers,
-                ) {
-                    Ok(hosted) => hosted,
-                    Err(error) => return responder.respond_with_error(error),
-                };
-                let outbox = Outbox {
-                    connection: cx.clone(),
-                    session_id: id.clone(),
-                    control: hosted.control(),
-                };
-                let mode = hosted.permission_mode();
-                let meta = session_meta(&hosted, &request.mcp_servers);
-                (outbox, Some(mode), meta, Some(hosted))
-            }
-        };
-        for update in replay_updates(&stored.events, &cwd) {
-            outbox.update(update);
+        if request.config_id.0.as_ref() != MODEL_OPTION_ID {
+            return responder.respond_with_error(invalid_params(format!(
+                "unknown config option `{}` (kigi has `{MODEL_OPTION_ID}`)",
+                request.config_id.0
+            )));
         }
-        if let Some(hosted) = hosted {
-            self.start(hosted, &cx, cwd)?;
+        let Some(model) = request.value.as_value_id() else {
+            return responder.respond_with_error(invalid_params(
+                "the model option takes a value id (a [models] alias or a model id)",
+            ));
+        };
+        let control = lock(&self.sessions).get(&id).map(|s| s.control.clone());
+        let Some(control) = control else {
+            return responder.respond_with_error(unknown_session(&id));
+        };
+        let command = HostCommand::SetModel {
+            model: model.0.to_string(),
+        };
+        if let Err(error) = control.submit(command) {
+            return responder.respond_with_error(host_error(&error));
         }
-        let mut response = LoadSessionResponse::new().meta(meta);
-        if let Some(mode) = mode {
-            response = response.modes(mode_state(mode));
-        }
-        responder.respond(response)
+        responder.respond(SetSessionConfigOptionResponse::new(
+            self.models.options(&control.model()),
+        ))
     }
 
     fn prompt(
@@ -246,20 +222,16 @@ impl Server {
         request: PromptRequest,
         responder: Responder<agent_client_protocol::v1::schema::PromptResponse>,
     ) -> Result<(), Error> {
-        let text = match prompt_text(&request.prompt) {
-            Ok(text) => text,
-            Err(error) => {
-                return responder.respond_with_error(
-                    Error::invalid_params().data(json!({"reason": error.to_string()})),
-                );
-            }
+        let input = match prompt_input(&request.prompt) {
+            Ok(input) => input,
+            Err(error) => return responder.respond_with_error(invalid_params(error.to_string())),
         };
         let id = request.session_id.0.to_string();
         let sender = lock(&self.sessions).get(&id).map(|s| s.prompts.clone());
         let Some(sender) = sender else {
             return responder.respond_with_error(unknown_session(&id));
         };
-        if let Err(refused) = sender.send(PromptOrder { text, responder }) {
+        if let Err(refused) = sender.send(PromptOrder { input, responder }) {
             return refused.0.responder.respond_with_error(Error::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!("session {id} has ended"),
@@ -291,14 +263,10 @@ impl Server {
             return responder.respond_with_error(host_error(&error));
         }
         responder.respond(SetSessionModeResponse::new())?;
-        Outbox {
-            connection: cx,
-            session_id: id,
-            control,
-        }
-        .update(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
-            SessionModeId::new(mode.spelling()),
-        )));
+        self.outbox(&cx, &id, control)
+            .update(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
+                SessionModeId::new(mode.spelling()),
+            )));
         Ok(())
     }
 
@@ -350,126 +318,5 @@ impl Server {
             }
             Ok(())
         })
-    }
-
-    /// Opens a host session for an editor session in `cwd`.
-    fn open(
-        &self,
-        cx: &ConnectionTo<Client>,
-        cwd: PathBuf,
-        start: SessionStart,
-        mcp_servers: &[agent_client_protocol::v1::schema::McpServer],
-    ) -> Result<HostedSession, Error> {
-        let fs = lock(&self.client).fs.clone();
-        let id_cell = Arc::new(OnceLock::new());
-        // File tools go through the editor when it offers both halves.
-        let registry = (fs.read_text_file && fs.write_text_file).then(|| {
-            registry_through(Arc::new(EditorBridge::new(
-                cx.clone(),
-                Arc::clone(&id_cell),
-            )))
-        });
-        let request = OpenRequest {
-            start,
-            agent: self.options.agent.clone(),
-            model: self.options.model.clone(),
-            permission_mode: self.options.permission_mode,
-            approvals: ApprovalMode::Ask,
-            registry,
-            rules: self.options.rules.clone(),
-            sandbox: self.options.sandbox,
-            mcp_servers: editor_mcp_servers(mcp_servers)
-                .into_iter()
-                .filter_map(|server| server.config.map(|config| (server.name, config)))
-                .collect(),
-            ..OpenRequest::new(&cwd)
-        };
-        let hosted = self.host.open(request).map_err(|e| host_error(&e))?;
-        let _ = id_cell.set(hosted.id().to_owned());
-        for warning in hosted.warnings() {
-            tracing::warn!(session = hosted.id(), "{warning}");
-        }
-        Ok(hosted)
-    }
-
-    /// Starts the driver of an opened session and remembers it.
-    fn start(
-        &self,
-        hosted: HostedSession,
-        cx: &ConnectionTo<Client>,
-        cwd: PathBuf,
-    ) -> Result<(), Error> {
-        let id = hosted.id().to_owned();
-        let control = hosted.control();
-        let (prompts, orders) = mpsc::unbounded_channel();
-        let outbox = Outbox {
-            connection: cx.clone(),
-            session_id: id.clone(),
-            control: control.clone(),
-        };
-        cx.spawn(drive(hosted, orders, outbox, cwd.clone()))?;
-        lock(&self.sessions).insert(
-            id,
-            LiveSession {
-                control,
-                cwd,
-                prompts,
-            },
-        );
-        Ok(())
-    }
-}
-
-/// `_meta` of a new or loaded session: start-up warnings and the editor's MCP servers.
-fn session_meta(
-    hosted: &HostedSession,
-    servers: &[agent_client_protocol::v1::schema::McpServer],
-) -> Meta {
-    let mut meta = Meta::new();
-    if !hosted.warnings().is_empty() {
-        meta.insert("kigi/warnings".into(), json!(hosted.warnings()));
-    }
-    if !servers.is_empty() {
-        meta.insert(
-            "kigi/mcpServers".into(),
-            serde_json::to_value(editor_mcp_servers(servers)).unwrap_or(Value::Null),
-        );
-    }
-    meta
-}
-
-fn absolute(cwd: &std::path::Path) -> Result<PathBuf, Error> {
-    if cwd.is_absolute() {
-        Ok(cwd.to_path_buf())
-    } else {
-        Err(Error::invalid_params().data(json!({
-            "reason": format!("cwd must be an absolute path, not `{}`", cwd.display())
-        })))
-    }
-}
-
-fn unknown_session(id: &str) -> Error {
-    Error::new(
-        ErrorCode::RESOURCE_NOT_FOUND,
-        format!("no session `{id}` in this connection (session/new or session/load it first)"),
-    )
-}
-
-fn store_error(error: &StoreError) -> Error {
-    match error {
-        StoreError::NotFound { .. } | StoreError::BadId(_) => {
-            Error::new(ErrorCode::RESOURCE_NOT_FOUND, error.to_string())
-        }
-        _ => Error::new(ErrorCode::INTERNAL_ERROR, error.to_string()),
-    }
-}
-
-fn host_error(error: &HostError) -> Error {
-    match error {
-        HostError::Store(store) => store_error(store),
-        HostError::UnknownPermissionMode { .. } => {
-            Error::invalid_params().data(json!({"reason": error.to_string()}))
-        }
-        _ => Error::new(ErrorCode::INTERNAL_ERROR, error.to_string()),
     }
 }

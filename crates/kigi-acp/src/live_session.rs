@@ -7,29 +7,36 @@
 //! turn ends and only then answers.
 
 use std::future::Future;
-use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
-    PromptResponse, SessionId, SessionNotification, SessionUpdate, StopReason, ToolCallId,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ConfigOptionUpdate, ContentBlock, ContentChunk, PromptResponse, SessionId, SessionNotification,
+    SessionUpdate, StopReason, TextContent, ToolCallId, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, UntypedMessage};
 use kigi_core::host::{HostedSession, SessionControl};
 use kigi_core::{TurnError, TurnSummary};
-use kigi_protocol::{ApprovalAnswer, HostCommand, HostEvent, MAIN_AGENT_ID};
+use kigi_protocol::{
+    ApprovalAnswer, HostCommand, HostEvent, HostEventBody, HostNotice, MAIN_AGENT_ID,
+};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::extension_methods::SUBAGENT_UPDATE_METHOD;
+use crate::model_menu::ModelMenu;
 use crate::permission::{approval_answer, permission_request};
+use crate::prompt_input::PromptInput;
+use crate::rpc_error::{host_error, invalid_params};
+use crate::slash_commands;
 use crate::turn_outcome::stop_reason;
 use crate::update_translation::{ApprovalAsk, Outgoing, UpdateTranslator};
 
 /// A prompt waiting for its turn.
 pub(crate) struct PromptOrder {
-    pub text: String,
+    pub input: PromptInput,
     pub responder: Responder<PromptResponse>,
 }
 
@@ -47,6 +54,8 @@ pub(crate) struct Outbox {
     pub connection: ConnectionTo<Client>,
     pub session_id: String,
     pub control: SessionControl,
+    /// The model choices, for the `config_option_update` a model change sends.
+    pub models: Arc<ModelMenu>,
 }
 
 /// Runs the session until it shuts down or the connection ends (which drops this future,
@@ -55,10 +64,9 @@ pub(crate) async fn drive(
     mut hosted: HostedSession,
     mut prompts: mpsc::UnboundedReceiver<PromptOrder>,
     outbox: Outbox,
-    cwd: PathBuf,
+    mut translator: UpdateTranslator,
 ) -> Result<(), agent_client_protocol::Error> {
     let mut events = hosted.take_events();
-    let mut translator = UpdateTranslator::new(cwd);
     let mut turn: Option<Turn> = None;
     loop {
         tokio::select! {
@@ -76,13 +84,16 @@ pub(crate) async fn drive(
                 }
             }
             order = prompts.recv(), if turn.is_none() => match order {
-                Some(order) => {
-                    let control = outbox.control.clone();
-                    turn = Some(Turn {
-                        outcome: Box::pin(async move { control.run_turn(&order.text).await }),
-                        responder: order.responder,
-                    });
-                }
+                Some(order) => match begin(&outbox, order) {
+                    Begun::Turn(started) => turn = Some(started),
+                    Begun::Answered(responder, outcome) => {
+                        // What its commands caused (`model_changed`) goes out first.
+                        for event in events.drain() {
+                            outbox.forward(&mut translator, &event);
+                        }
+                        answer(responder, outcome);
+                    }
+                },
                 None => break,
             },
         }
@@ -96,6 +107,51 @@ pub(crate) async fn drive(
     }
     drop(hosted.shutdown().await);
     Ok(())
+}
+
+/// What taking a prompt came to.
+enum Begun {
+    Turn(Turn),
+    /// No turn runs (a command alone, or a prompt refused): the answer to send.
+    Answered(
+        Responder<PromptResponse>,
+        Result<StopReason, agent_client_protocol::Error>,
+    ),
+}
+
+/// Takes one prompt: a turn that runs, or the answer it gets at once.
+fn begin(outbox: &Outbox, order: PromptOrder) -> Begun {
+    let PromptOrder { input, responder } = order;
+    match start(outbox, input) {
+        Ok(Some(outcome)) => Begun::Turn(Turn { outcome, responder }),
+        Ok(None) => Begun::Answered(responder, Ok(StopReason::EndTurn)),
+        Err(error) => Begun::Answered(responder, Err(error)),
+    }
+}
+
+/// Starts what a prompt asks: its slash command's host commands, then its turn, if any. A
+/// bad attachment or command is this prompt's error; the session carries on.
+fn start(
+    outbox: &Outbox,
+    input: PromptInput,
+) -> Result<Option<TurnFuture>, agent_client_protocol::Error> {
+    let plan = slash_commands::plan(input).map_err(invalid_params)?;
+    for command in plan.commands {
+        outbox.control.submit(command).map_err(|e| host_error(&e))?;
+    }
+    let Some(PromptInput { text, attachments }) = plan.turn else {
+        if let Some(note) = plan.note {
+            outbox.update(SessionUpdate::AgentMessageChunk(ContentChunk::new(
+                ContentBlock::Text(TextContent::new(note)),
+            )));
+        }
+        return Ok(None);
+    };
+    let outcome = outbox
+        .control
+        .start_turn(text, &attachments)
+        .map_err(|e| host_error(&e))?;
+    Ok(Some(Box::pin(outcome)))
 }
 
 /// The end of the running turn; never, when none runs.
@@ -118,6 +174,13 @@ fn answer(
 impl Outbox {
     /// Sends what `event` shows the editor.
     pub(crate) fn forward(&self, translator: &mut UpdateTranslator, event: &HostEvent) {
+        if event.is_main()
+            && let HostEventBody::Notice(HostNotice::ModelChanged { .. }) = &event.body
+        {
+            self.update(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+                self.models.options(&self.control.model()),
+            )));
+        }
         for outgoing in translator.translate(event) {
             match outgoing {
                 Outgoing::Update(update) => self.update(update),

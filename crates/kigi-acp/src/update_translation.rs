@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Diff, Meta, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
-    SessionUpdate, TextContent, ToolCall, ToolCallContent, ToolCallId, ToolCallStatus,
+    ContentBlock, ContentChunk, Diff, EmbeddedResource, EmbeddedResourceResource, ImageContent,
+    Meta, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionUpdate, Terminal,
+    TextContent, TextResourceContents, ToolCall, ToolCallContent, ToolCallId, ToolCallStatus,
     ToolCallUpdate, ToolCallUpdateFields, ToolKind as AcpKind,
 };
 use kigi_protocol::{
@@ -19,6 +20,7 @@ use kigi_protocol::{
 };
 use serde_json::{Value, json};
 
+use crate::terminal_bridge::TerminalLinks;
 use crate::tool_call_view::{acp_kind, locations, tool_title};
 
 /// The `_meta` key telling how a failed call ended in kigi's terms (`refused`, `cancelled`).
@@ -70,6 +72,8 @@ pub struct UpdateTranslator {
     /// Text deltas were sent since the last complete message (so it is not sent twice).
     streamed_text: bool,
     streamed_thinking: bool,
+    /// The terminals calls ran in (the editor's), kept in their final update.
+    terminals: Option<TerminalLinks>,
 }
 
 impl UpdateTranslator {
@@ -80,7 +84,14 @@ impl UpdateTranslator {
             calls: HashMap::new(),
             streamed_text: false,
             streamed_thinking: false,
+            terminals: None,
         }
+    }
+
+    /// The same, keeping the editor's terminal in the final update of a call that ran in one.
+    pub(crate) fn with_terminals(mut self, terminals: TerminalLinks) -> Self {
+        self.terminals = Some(terminals);
+        self
     }
 
     /// What to send for one live event.
@@ -146,6 +157,26 @@ impl UpdateTranslator {
         match event {
             SessionEvent::UserMessage { text } if replaying => {
                 vec![SessionUpdate::UserMessageChunk(chunk(text))]
+            }
+            SessionEvent::UserAttachments { files, images } if replaying => {
+                let files = files.iter().map(|file| {
+                    ContentBlock::Resource(EmbeddedResource::new(
+                        EmbeddedResourceResource::TextResourceContents(TextResourceContents::new(
+                            file.text.as_str(),
+                            file.source.as_str(),
+                        )),
+                    ))
+                });
+                let images = images.iter().map(|image| {
+                    ContentBlock::Image(ImageContent::new(
+                        image.data.as_str(),
+                        image.media_type.as_str(),
+                    ))
+                });
+                files
+                    .chain(images)
+                    .map(|block| SessionUpdate::UserMessageChunk(ContentChunk::new(block)))
+                    .collect()
             }
             SessionEvent::TextDelta { text } => {
                 self.streamed_text = true;
@@ -241,9 +272,18 @@ impl UpdateTranslator {
         if completed && let Some(diff) = record.as_ref().and_then(|r| self.diff(r, output)) {
             content.push(ToolCallContent::Diff(diff));
         }
+        if let Some(terminal) = self.terminals.as_ref().and_then(|t| t.take(call_id)) {
+            content.push(ToolCallContent::Terminal(Terminal::new(terminal)));
+        }
         if !output.is_empty() {
+            let shown = kigi_tools::clamp_head_tail(output, SHOWN_OUTPUT_CHARS);
+            // A command's output reads as a terminal's: monospace, as printed.
+            let shown = match record.as_ref().map(|r| r.kind) {
+                Some(ToolKind::Execute) => format!("```console\n{}\n```", shown.trim_end()),
+                _ => shown,
+            };
             content.push(ToolCallContent::from(ContentBlock::Text(TextContent::new(
-                kigi_tools::clamp_head_tail(output, SHOWN_OUTPUT_CHARS),
+                shown,
             ))));
         }
         let fields = ToolCallUpdateFields::new()
@@ -548,5 +588,43 @@ mod tests {
         assert_eq!(json[1]["content"]["text"], "hello");
         let record = record("read_file", "not json", None);
         assert_eq!(record.input, json!("not json"));
+    }
+
+    #[test]
+    fn a_replay_shows_the_users_attachments_as_resources_and_images() {
+        let mut t = UpdateTranslator::new("/repo");
+        let out = t.replay(&SessionEvent::UserAttachments {
+            files: vec![kigi_protocol::AttachedText {
+                source: "notes.md".into(),
+                text: "unsaved".into(),
+            }],
+            images: vec![kigi_protocol::ImagePart {
+                media_type: "image/png".into(),
+                data: "AAAA".into(),
+            }],
+        });
+        let json: Vec<Value> = out
+            .iter()
+            .map(|u| serde_json::to_value(u).unwrap())
+            .collect();
+        assert_eq!(
+            json,
+            [
+                json!({"sessionUpdate": "user_message_chunk", "content": {"type": "resource",
+                    "resource": {"uri": "notes.md", "text": "unsaved"}}}),
+                json!({"sessionUpdate": "user_message_chunk", "content": {"type": "image",
+                    "mimeType": "image/png", "data": "AAAA"}}),
+            ]
+        );
+        // Live, the editor already shows what it sent.
+        let live = t.translate(&HostEvent {
+            agent_id: kigi_protocol::MAIN_AGENT_ID.into(),
+            parent_id: None,
+            body: HostEventBody::Session(SessionEvent::UserAttachments {
+                files: Vec::new(),
+                images: Vec::new(),
+            }),
+        });
+        assert!(live.is_empty());
     }
 }

@@ -1,5 +1,5 @@
-//! Built-in agents: `kigi` (the default main agent) and the subagent types `general-purpose`,
-//! `explore` and `plan`. They are ordinary agent files compiled into the binary, so they go
+//! Built-in agents: `kigi` (the default main agent), the subagent types `general-purpose`,
+//! `explore` and `plan`, and `browser-use` (a browser driven over CDP; it needs Chromium). They are ordinary agent files compiled into the binary, so they go
 //! through the same parser as everyone else's.
 
 use crate::definition::AgentDefinition;
@@ -18,9 +18,11 @@ const BUILT_IN_FILES: &[(&str, &str)] = &[
     ),
     ("explore", include_str!("../builtin/explore.md")),
     ("plan", include_str!("../builtin/plan.md")),
+    ("browser-use", include_str!("../builtin/browser-use.md")),
 ];
 
-/// True when `name` is a built-in agent's (`kigi`, `general-purpose`, `explore`, `plan`).
+/// True when `name` is a built-in agent's (`kigi`, `general-purpose`, `explore`, `plan`,
+/// `browser-use`).
 pub fn is_built_in_name(name: &str) -> bool {
     BUILT_IN_FILES.iter().any(|(built_in, _)| *built_in == name)
 }
@@ -50,8 +52,8 @@ mod tests {
     }
 
     #[test]
-    fn built_in_names_are_exactly_the_four_built_ins() {
-        for name in ["kigi", "general-purpose", "explore", "plan"] {
+    fn built_in_names_are_exactly_the_five_built_ins() {
+        for name in ["kigi", "general-purpose", "explore", "plan", "browser-use"] {
             assert!(is_built_in_name(name), "{name}");
         }
         assert!(!is_built_in_name("reviewer"));
@@ -74,5 +76,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn browser_use_has_every_browser_tool_and_nothing_else() {
+        let def = built_in_definitions()
+            .into_iter()
+            .find(|d| d.name == "browser-use")
+            .unwrap();
+        assert_eq!(def.prompt_mode, crate::PromptMode::Full);
+        assert_eq!(def.description, "Web browsing and interaction agent");
+        let ToolSelection::Only(tools) = &def.tools else {
+            panic!("browser-use has all tools")
+        };
+        let browser: Vec<&str> = kigi_tools::ToolCatalog::built_in()
+            .specs()
+            .iter()
+            .map(|s| &*s.name)
+            .filter(|n| kigi_tools::is_browser_tool(n))
+            .collect();
+        assert_eq!(tools, &browser);
     }
 }

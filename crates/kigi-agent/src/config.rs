@@ -52,6 +52,10 @@ impl std::fmt::Display for ConfigError {
 pub struct Config {
     /// The alias (or model id) used when neither `--model` nor `KIGI_MODEL` names one.
     pub default_model: Option<String>,
+    /// More folders of agent files (seed 002): `~/x` and absolute paths are the user's own,
+    /// a relative path is the project's (and needs the project's trust, like `.kigi/agents/`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extra_agent_dirs: Vec<String>,
     /// `[agents]`.
     pub agents: AgentsConfig,
     /// `[endpoints]`: defaults for every model without its own.
@@ -78,6 +82,11 @@ pub struct Config {
     pub web_search: Option<crate::WebSearchConfig>,
     /// `[tui]`: the interactive terminal's look.
     pub tui: crate::TuiConfig,
+    /// `[browser]`: the Chromium the `browser-use` agent drives.
+    pub browser: crate::BrowserConfig,
+    /// `[agent_executors.<id>]`: other harnesses a child's turn can run on.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub agent_executors: BTreeMap<String, crate::ExecutorConfig>,
 }
 
 impl Config {

@@ -18,6 +18,15 @@ use crate::settings::{
     PermissionMode, PromptMode, ToolConfig, ToolSelection,
 };
 
+/// Whether a custom agent run as a subagent is told it was delegated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelegationNotice {
+    #[default]
+    Auto,
+    Off,
+}
+
 /// How strictly `name` is checked.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum NamePolicy {
@@ -85,6 +94,9 @@ pub struct AgentDefinition {
     /// `discouraged_models`, `preferred_efforts` (soft), for this agent run as a subagent.
     #[serde(flatten)]
     pub model_lists: crate::model_policy::ModelLists,
+    /// `model_profiles`: per-model recipes (see `model_profile`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub model_profiles: Vec<crate::model_profile::ModelProfile>,
     /// `restrict_models_to_menu`: only the default `model` may be picked.
     #[serde(
         skip_serializing_if = "std::ops::Not::not",
@@ -107,8 +119,22 @@ pub struct AgentDefinition {
     pub hooks: Option<serde_json::Value>,
     /// `color`: a display hint.
     pub color: Option<String>,
-    /// `whenToUse`: extra guidance for choosing this agent.
+    /// `whenToUse`: extra guidance for choosing this agent, shown to the model with the
+    /// description.
     pub when_to_use: Option<String>,
+    /// `executor`: the `[agent_executors.<id>]` a child of this agent runs its turns on,
+    /// instead of kigi's own loop; unknown at spawn time, the spawn fails (never native).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executor: Option<String>,
+    /// `private`: hidden from the spawn tool's list and pickers; new dispatches fail with
+    /// "profile is private", children already running or resumed on it keep working.
+    pub private: bool,
+    /// `delegation_notice`: `auto` (the default) tells a custom agent run as a subagent that
+    /// it was delegated, by whom and for what; `off` does not.
+    pub delegation_notice: DelegationNotice,
+    /// `override`: legacy metadata (seed 002), read and kept; file precedence decides which
+    /// same-name file wins.
+    pub legacy_override: bool,
     /// The Markdown after the closing `---`, byte-for-byte.
     pub body: String,
     /// The file it came from, if any.
@@ -143,6 +169,7 @@ impl AgentDefinition {
             model: ModelChoice::Inherit,
             effort: None,
             model_lists: Default::default(),
+            model_profiles: Vec::new(),
             restrict_models_to_menu: false,
             capability_mode: None,
             isolation: None,
@@ -153,6 +180,10 @@ impl AgentDefinition {
             hooks: None,
             color: None,
             when_to_use: None,
+            executor: None,
+            private: false,
+            delegation_notice: DelegationNotice::Auto,
+            legacy_override: false,
             body: String::new(),
             source: None,
             warnings: Vec::new(),
@@ -193,5 +224,14 @@ impl AgentDefinition {
     /// written for other harnesses) shown as line breaks.
     pub fn display_description(&self) -> String {
         self.description.replace("\\n", "\n")
+    }
+
+    /// What the model reads when it picks a subagent: the description, then `whenToUse`.
+    pub fn dispatch_description(&self) -> String {
+        let description = self.display_description();
+        match self.when_to_use.as_deref().map(str::trim) {
+            Some(hint) if !hint.is_empty() => format!("{description} When to use: {hint}"),
+            _ => description,
+        }
     }
 }

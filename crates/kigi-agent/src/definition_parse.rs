@@ -385,7 +385,14 @@ fn read_completion_requirement(
 
 /// The keys later issues need and Claude Code agent files carry.
 fn read_agent_settings(def: &mut AgentDefinition, fields: &mut Fields<'_>) {
-    if let Some(model) = fields.keep(|f| f.string("model")) {
+    // Seed 002's spellings `model_alias` and `thinking_effort` name the same settings.
+    let model_alias = fields.keep(|f| f.string("model_alias"));
+    let model = fields.keep(|f| f.string("model"));
+    if model_alias.is_some() && model.is_some() {
+        let error = fields.error("model_alias", "`model` is set too: keep one of them");
+        fields.record(error);
+    }
+    if let Some(model) = model_alias.or(model) {
         let model = model.trim();
         def.model = if model.is_empty() || model == "inherit" {
             ModelChoice::Inherit
@@ -393,13 +400,20 @@ fn read_agent_settings(def: &mut AgentDefinition, fields: &mut Fields<'_>) {
             ModelChoice::Named(model.to_owned())
         };
     }
-    def.effort = fields.keep(|f| f.string("effort"));
+    let thinking_effort = fields.keep(|f| f.string("thinking_effort"));
+    let effort = fields.keep(|f| f.string("effort"));
+    if thinking_effort.is_some() && effort.is_some() {
+        let error = fields.error("thinking_effort", "`effort` is set too: keep one of them");
+        fields.record(error);
+    }
+    def.effort = thinking_effort.or(effort);
     let (lists, restrict) = crate::model_policy_fields::read_model_lists(fields);
     def.model_lists = lists;
+    def.model_profiles = crate::model_profile::read_model_profiles(fields);
     if restrict && def.model == ModelChoice::Inherit {
         let error = fields.error(
             "restrict_models_to_menu",
-            "needs `model` naming the default alias: the menu is that alias",
+            "needs `model` naming the default alias: the menu is that alias and the model_profiles aliases",
         );
         fields.record(error);
     }
@@ -437,6 +451,23 @@ fn read_agent_settings(def: &mut AgentDefinition, fields: &mut Fields<'_>) {
     def.hooks = fields.keep(|f| f.json("hooks"));
     def.color = fields.keep(|f| f.string("color"));
     def.when_to_use = fields.keep(|f| f.string("whenToUse"));
+    def.executor = fields
+        .keep(|f| f.string("executor"))
+        .filter(|id| !id.trim().is_empty());
+    def.private = fields.keep(|f| f.bool("private")).unwrap_or(false);
+    def.legacy_override = fields.keep(|f| f.bool("override")).unwrap_or(false);
+    def.delegation_notice = fields
+        .keep(|f| {
+            choice(
+                f,
+                "delegation_notice",
+                &[
+                    ("auto", crate::definition::DelegationNotice::Auto),
+                    ("off", crate::definition::DelegationNotice::Off),
+                ],
+            )
+        })
+        .unwrap_or_default();
 }
 
 #[cfg(test)]
@@ -494,6 +525,26 @@ mod tests {
                 && said.ends_with("(and 2 warnings; `kigi agents validate` lists them)"),
             "{said}"
         );
+    }
+
+    #[test]
+    fn executor_names_the_engine_a_child_runs_on() {
+        let text = "---\nname: a\ndescription: d\nexecutor: claude-code\n---\nbody";
+        let def = parse(text, None, ParseOptions::default()).unwrap();
+        assert_eq!(def.executor.as_deref(), Some("claude-code"));
+        assert!(def.warnings.is_empty(), "{:?}", def.warnings);
+        let native = parse(
+            "---\nname: a\ndescription: d\n---\n",
+            None,
+            ParseOptions::default(),
+        );
+        assert_eq!(native.unwrap().executor, None);
+        let list = parse(
+            "---\nname: a\ndescription: d\nexecutor: [x]\n---\n",
+            None,
+            ParseOptions::default(),
+        );
+        assert!(list.unwrap_err().to_string().contains("executor"));
     }
 
     #[test]

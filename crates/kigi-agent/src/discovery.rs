@@ -240,6 +240,22 @@ pub struct Discovery {
     pub swarm: crate::SwarmConfig,
     /// `[web_search]`: without it, agents have no `web_search`.
     pub web_search: Option<crate::WebSearchConfig>,
+    /// `[browser]`: the browser an agent with browser tools drives.
+    pub browser: crate::BrowserConfig,
+    /// `extra_agent_dirs`, as written.
+    pub extra_agent_dirs: Vec<String>,
+    /// `[agent_executors.<id>]`, for children that run elsewhere.
+    pub agent_executors: std::collections::BTreeMap<String, crate::ExecutorConfig>,
+}
+
+/// Where an `extra_agent_dirs` entry points.
+enum ExtraDir {
+    /// The user's own folder (`~/…` or absolute).
+    User(PathBuf),
+    /// Relative to the project root.
+    Project,
+    /// `~/…` on a machine with no home.
+    Nowhere,
 }
 
 impl Discovery {
@@ -253,6 +269,9 @@ impl Discovery {
             subagents: config.subagents.clone(),
             swarm: config.swarm.clone(),
             web_search: config.web_search.clone(),
+            browser: config.browser.clone(),
+            extra_agent_dirs: config.extra_agent_dirs.clone(),
+            agent_executors: config.agent_executors.clone(),
         }
     }
 
@@ -307,6 +326,19 @@ impl Discovery {
             Scope::User,
             NamePolicy::Strict,
         ));
+        // `extra_agent_dirs` rank after kigi's own folders of the same scope.
+        for written in &self.extra_agent_dirs {
+            match self.extra_dir(written) {
+                ExtraDir::User(dir) => sources.push(user(dir, Scope::User, NamePolicy::Strict)),
+                ExtraDir::Nowhere => {}
+                ExtraDir::Project => sources.extend(root.iter().map(|root| AgentSource {
+                    dir: root.join(written),
+                    scope: Scope::Project,
+                    name_policy: NamePolicy::Strict,
+                    trust_root: Some(root.clone()),
+                })),
+            }
+        }
         if self.compat_dirs {
             for rel in PROJECT_COMPAT_AGENT_DIRS {
                 sources.extend(project(rel, Scope::Compat, NamePolicy::Derive));
@@ -316,6 +348,21 @@ impl Discovery {
             }
         }
         sources
+    }
+
+    /// Whose an `extra_agent_dirs` entry is.
+    fn extra_dir(&self, written: &str) -> ExtraDir {
+        if let Some(rest) = written.strip_prefix("~/") {
+            return match &self.paths.user_home {
+                Some(home) => ExtraDir::User(home.join(rest)),
+                None => ExtraDir::Nowhere,
+            };
+        }
+        if Path::new(written).is_absolute() {
+            ExtraDir::User(PathBuf::from(written))
+        } else {
+            ExtraDir::Project
+        }
     }
 
     /// Everything visible from `cwd`.

@@ -51,6 +51,7 @@ const KNOWN_KEYS: &[&str] = &[
     "color",
     "whenToUse",
     "when_to_use",
+    "executor",
     "temperature",
     "mode",
     "permissions",

@@ -83,12 +83,17 @@ impl PolicyScope {
             Some(path) => format!("agent `{}` ({})", definition.name, path.display()),
             None => format!("agent `{}`", definition.name),
         };
-        let menu = definition
-            .restrict_models_to_menu
-            .then(|| match &definition.model {
-                crate::ModelChoice::Named(alias) => vec![alias.clone()],
-                crate::ModelChoice::Inherit => Vec::new(),
-            });
+        // The menu: the author's default model and every `model_profiles` alias.
+        let menu = definition.restrict_models_to_menu.then(|| {
+            let default = match &definition.model {
+                crate::ModelChoice::Named(alias) => Some(alias.clone()),
+                crate::ModelChoice::Inherit => None,
+            };
+            default
+                .into_iter()
+                .chain(definition.model_profiles.iter().map(|p| p.alias.clone()))
+                .collect()
+        });
         Self {
             source,
             lists: definition.model_lists.clone(),

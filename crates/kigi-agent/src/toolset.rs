@@ -76,7 +76,7 @@ pub fn resolve_tools(
         .filter(|spec| !def.disallowed_tools.iter().any(|d| d.as_str() == spec.name))
         .filter(|spec| {
             def.capability_mode
-                .is_none_or(|mode| mode.allows(spec.kind))
+                .is_none_or(|mode| mode.allows_tool(spec.kind, spec.read_only))
         })
         .map(|spec| ResolvedTool {
             name: spec.name.to_string(),

@@ -118,10 +118,22 @@ pub fn gate_untrusted(def: &mut AgentDefinition, root: &Path) {
         root.display(),
         root.display()
     );
+    // What reaches the provider's request body verbatim is the user's to choose.
+    let mut dropped_params = Vec::new();
+    for profile in &mut def.model_profiles {
+        if !profile.request_params.is_empty() || profile.service_tier.is_some() {
+            profile.request_params.clear();
+            profile.service_tier = None;
+            dropped_params.push(format!("model_profiles.{}", profile.alias));
+        }
+    }
     let mut warn = |field: &str, message: String| {
         def.warnings
             .push(Diagnostic::warning(file.as_deref(), Some(field), message));
     };
+    for field in &dropped_params {
+        warn(field, format!("request_params and service_tier {hint}"));
+    }
     if def.hooks.take().is_some() {
         warn("hooks", format!("inline hooks {hint}"));
     }
@@ -238,6 +250,21 @@ mod tests {
             .collect();
         assert_eq!(fields, vec!["hooks", "mcpServers"]);
         assert!(def.warnings[0].message.contains("kigi trust /repo"));
+    }
+
+    #[test]
+    fn gate_drops_model_profile_request_params() {
+        let text = "---\nname: a\ndescription: b\nmodel_profiles:\n  - alias: fast\n    \
+                    service_tier: priority\n    request_params:\n      temperature: 2\n---\n";
+        let mut def = AgentDefinition::parse(text, None).unwrap();
+        gate_untrusted(&mut def, Path::new("/repo"));
+        assert!(def.model_profiles[0].request_params.is_empty());
+        assert_eq!(def.model_profiles[0].service_tier, None);
+        assert!(
+            def.warnings
+                .iter()
+                .any(|w| w.field.as_deref() == Some("model_profiles.fast"))
+        );
     }
 
     #[test]

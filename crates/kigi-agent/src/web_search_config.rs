@@ -14,16 +14,20 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(try_from = "WebSearchSection")]
 pub struct WebSearchConfig {
-    /// `searxng`, `brave` or `tavily` (`kimi`'s built-in search is not supported yet).
+    /// `searxng`, `brave`, `tavily` or `kimi` (the Kimi API's built-in `$web_search`).
     pub provider: WebSearchProvider,
-    /// The service's endpoint: a SearXNG instance's base URL (required for it); Brave and
-    /// Tavily default to their public APIs.
+    /// The service's endpoint: a SearXNG instance's or a Kimi API's base URL (required for
+    /// them, e.g. `https://api.moonshot.ai/v1`); Brave and Tavily default to their public
+    /// APIs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// The variable holding the API key (required by Brave and Tavily; sent to SearXNG as a
-    /// bearer token when set).
+    /// The variable holding the API key (required by Brave, Tavily and Kimi; sent to SearXNG
+    /// as a bearer token when set).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub api_key_env: Option<String>,
+    /// The model that runs the search (Kimi's; required for it, unused by the others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// The section as written, before it is checked.
@@ -34,6 +38,8 @@ struct WebSearchSection {
     url: Option<String>,
     #[serde(default)]
     api_key_env: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
 }
 
 impl TryFrom<WebSearchSection> for WebSearchConfig {
@@ -44,6 +50,7 @@ impl TryFrom<WebSearchSection> for WebSearchConfig {
             provider: section.provider,
             url: section.url,
             api_key_env: section.api_key_env.filter(|v| !v.trim().is_empty()),
+            model: section.model.filter(|m| !m.trim().is_empty()),
         };
         config.tool().map_err(|e| e.to_string())?;
         if config.provider.needs_key() && config.api_key_env.is_none() {
@@ -52,7 +59,16 @@ impl TryFrom<WebSearchSection> for WebSearchConfig {
                 config.provider
             ));
         }
-        Ok(config)
+        match (config.provider, &config.model) {
+            (WebSearchProvider::Kimi, None) => Err(
+                "[web_search] provider = \"kimi\" needs `model`, the Kimi model that runs $web_search"
+                    .to_owned(),
+            ),
+            (WebSearchProvider::Kimi, Some(_)) | (_, None) => Ok(config),
+            (provider, Some(_)) => Err(format!(
+                "[web_search] `model` is for provider = \"kimi\"; {provider} has none"
+            )),
+        }
     }
 }
 
@@ -60,6 +76,7 @@ impl WebSearchConfig {
     /// The `web_search` tool bound to this service.
     pub fn tool(&self) -> Result<WebSearch, kigi_tools::WebError> {
         WebSearch::new(self.provider, self.url.as_deref(), self.api_key_env.clone())
+            .map(|tool| tool.with_model(self.model.clone()))
     }
 }
 
@@ -89,6 +106,7 @@ mod tests {
                 provider: WebSearchProvider::Searxng,
                 url: Some("http://127.0.0.1:8888".into()),
                 api_key_env: None,
+                model: None,
             }
         );
         assert!(config.tool().is_ok());
@@ -106,11 +124,44 @@ mod tests {
         let bad_url =
             parse("[web_search]\nprovider = \"searxng\"\nurl = \"ftp://x\"\n").unwrap_err();
         assert!(bad_url.contains("scheme ftp is not fetched"), "{bad_url}");
-        let kimi = parse("[web_search]\nprovider = \"kimi\"\n").unwrap_err();
-        assert!(kimi.contains("unknown variant `kimi`"), "{kimi}");
+        let unknown = parse("[web_search]\nprovider = \"bing\"\n").unwrap_err();
+        assert!(unknown.contains("unknown variant `bing`"), "{unknown}");
         let tavily =
             parse("[web_search]\nprovider = \"tavily\"\napi_key_env = \"TAVILY_API_KEY\"\n")
                 .unwrap();
         assert_eq!(tavily.url, None);
+    }
+
+    #[test]
+    fn a_kimi_section_needs_a_url_a_key_and_a_model() {
+        let kimi = parse(
+            "[web_search]\nprovider = \"kimi\"\nurl = \"https://api.moonshot.ai/v1\"\napi_key_env = \"MOONSHOT_API_KEY\"\nmodel = \"kimi-k2-turbo-preview\"\n",
+        )
+        .unwrap();
+        assert_eq!(kimi.model.as_deref(), Some("kimi-k2-turbo-preview"));
+        assert!(kimi.tool().is_ok());
+        let no_url =
+            parse("[web_search]\nprovider = \"kimi\"\napi_key_env = \"K\"\nmodel = \"m\"\n")
+                .unwrap_err();
+        assert!(
+            no_url.contains("provider = \"kimi\" needs `url`"),
+            "{no_url}"
+        );
+        let no_key =
+            parse("[web_search]\nprovider = \"kimi\"\nurl = \"https://k/v1\"\nmodel = \"m\"\n")
+                .unwrap_err();
+        assert!(no_key.contains("needs `api_key_env`"), "{no_key}");
+        let no_model = parse(
+            "[web_search]\nprovider = \"kimi\"\nurl = \"https://k/v1\"\napi_key_env = \"K\"\n",
+        )
+        .unwrap_err();
+        assert!(no_model.contains("needs `model`"), "{no_model}");
+        let stray =
+            parse("[web_search]\nprovider = \"searxng\"\nurl = \"http://s\"\nmodel = \"m\"\n")
+                .unwrap_err();
+        assert!(
+            stray.contains("`model` is for provider = \"kimi\""),
+            "{stray}"
+        );
     }
 }

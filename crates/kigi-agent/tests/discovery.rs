@@ -99,6 +99,7 @@ fn priority_runs_project_then_user_then_compat_then_built_in() {
             ("kigi", Scope::BuiltIn),
             ("general-purpose", Scope::BuiltIn),
             ("plan", Scope::BuiltIn),
+            ("browser-use", Scope::BuiltIn),
         ]
     );
     let shared = report.get("shared").unwrap();
@@ -413,4 +414,44 @@ fn validate_flags_an_untrusted_file_that_would_replace_a_built_in() {
         .map(|d| d.field.clone().unwrap())
         .collect();
     assert_eq!(fields, vec!["name", "bash.cmdPrefix", "permissionMode"]);
+}
+
+#[test]
+fn extra_agent_dirs_add_user_and_project_folders_and_the_project_ones_need_trust() {
+    let w = world();
+    agent(&w.home.join("team-agents"), "team-lead.md", "team-lead", "");
+    agent(
+        &w.repo.join(".agents/team-agents"),
+        "repo-helper.md",
+        "repo-helper",
+        "",
+    );
+    agent(
+        &w.repo.join(".agents/team-agents"),
+        "general-purpose.md",
+        "general-purpose",
+        "",
+    );
+    let config = Config {
+        extra_agent_dirs: vec!["~/team-agents".into(), ".agents/team-agents".into()],
+        ..Config::default()
+    };
+    let report = discovery(&w, &config).discover(&w.cwd);
+    let scope_of = |name: &str| report.get(name).map(|a| a.scope);
+    assert_eq!(scope_of("team-lead"), Some(Scope::User));
+    assert_eq!(scope_of("repo-helper"), Some(Scope::Project));
+    // An untrusted project folder, extra or not, replaces no built-in.
+    assert_eq!(scope_of("general-purpose"), Some(Scope::BuiltIn));
+    assert!(
+        report
+            .get("general-purpose")
+            .unwrap()
+            .definition
+            .trust_notices
+            .len()
+            == 1,
+        "the refusal is announced"
+    );
+    let without = discovery(&w, &Config::default()).discover(&w.cwd);
+    assert!(without.get("team-lead").is_none() && without.get("repo-helper").is_none());
 }

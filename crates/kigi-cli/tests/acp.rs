@@ -131,6 +131,7 @@ fn initialize_and_a_new_session_then_an_answer_streams_in_order() {
     assert_eq!(
         update_kinds(&seen),
         [
+            "available_commands_update",
             "agent_thought_chunk",
             "agent_message_chunk",
             "tool_call",
@@ -285,8 +286,15 @@ fn session_load_replays_the_transcript_and_continues_it() {
     env.write("a.txt", "a");
     let seen = scenario(&env, "load");
     assert_eq!(seen["firstExit"]["code"], 0);
-    let replayed: Vec<&Value> = seen["updates"].as_array().unwrap()
-        [..seen["replayed"].as_u64().unwrap() as usize]
+    // The loaded session announces its slash commands once, after the replay.
+    assert_eq!(updates(&seen, "available_commands_update").len(), 1);
+    let updates: Vec<&Value> = seen["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["update"]["sessionUpdate"] != "available_commands_update")
+        .collect();
+    let replayed: Vec<&Value> = updates[..seen["replayed"].as_u64().unwrap() as usize]
         .iter()
         .map(|n| &n["update"])
         .collect();
@@ -308,7 +316,7 @@ fn session_load_replays_the_transcript_and_continues_it() {
     assert_eq!(seen["loaded"]["modes"]["currentModeId"], "default");
     // And it carries on: the second prompt gets the script's next answer.
     assert_eq!(seen["stopReason"], "end_turn");
-    let live = json!({"updates": seen["updates"].as_array().unwrap()[replayed.len()..]});
+    let live = json!({"updates": updates[replayed.len()..]});
     assert_eq!(chunk_runs(&live, "agent_message_chunk"), ["second answer"]);
 }
 
@@ -381,6 +389,265 @@ fn set_mode_plan_makes_a_write_refused_without_asking() {
     assert_eq!(done.last().unwrap()["status"], "failed");
     assert_eq!(done.last().unwrap()["_meta"]["kigi/toolStatus"], "refused");
     assert!(!env.repo.join("plan.txt").exists());
+}
+
+/// The model requests' messages, as JSON text.
+fn sent_messages(env: &Env, n: usize) -> String {
+    env.server().requests()[n].body["messages"].to_string()
+}
+
+#[test]
+fn an_image_an_unsaved_buffer_and_a_linked_file_reach_the_model_and_a_missing_file_is_an_error() {
+    let env = one_script("#attach", vec![Step::text("A pixel and two files.")]);
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[models.scripted]\nimages = true\n",
+    )
+    .unwrap();
+    env.write("a.txt", "linked file text\n");
+    let seen = scenario(&env, "attach");
+    assert_eq!(
+        seen["init"]["agentCapabilities"]["promptCapabilities"],
+        json!({"image": true, "audio": false, "embeddedContext": true})
+    );
+    assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
+    let sent = sent_messages(&env, 0);
+    assert!(sent.contains("#attach what do you see"), "{sent}");
+    assert!(
+        sent.contains("data:image/png;base64,iVBORw0KGgo"),
+        "the image reached the model: {sent}"
+    );
+    assert!(sent.contains("fn unsaved_buffer() {}"), "{sent}");
+    assert!(sent.contains("linked file text"), "{sent}");
+    // The link named a file that is not there: that prompt is refused, naming it, and the
+    // model is not asked.
+    let missing = &seen["missing"]["error"];
+    assert_eq!(missing["code"], -32602, "{seen}");
+    let message = missing["message"].as_str().unwrap();
+    assert!(message.contains("missing.txt"), "{message}");
+    assert_eq!(env.server().requests().len(), 1);
+}
+
+#[test]
+fn the_model_option_lists_the_aliases_and_setting_it_changes_the_next_requests_model() {
+    let env = one_script(
+        "#model",
+        vec![Step::text("first answer"), Step::text("second answer")],
+    );
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[models.fast]\nmodel = \"kimi-fast\"\n",
+    )
+    .unwrap();
+    let seen = scenario(&env, "model");
+    let option = &seen["session"]["configOptions"][0];
+    assert_eq!(
+        (&option["id"], &option["category"], &option["currentValue"]),
+        (&json!("model"), &json!("model"), &json!("scripted"))
+    );
+    let values: Vec<&Value> = option["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| &o["value"])
+        .collect();
+    assert_eq!(values, [&json!("scripted"), &json!("fast")]);
+    assert_eq!(seen["setFast"]["configOptions"][0]["currentValue"], "fast");
+    assert_eq!(seen["bad"]["code"], -32602, "{seen}");
+    assert_eq!(
+        seen["stopReasons"],
+        json!(["end_turn", "end_turn", "end_turn"])
+    );
+    let models: Vec<Value> = env
+        .server()
+        .requests()
+        .iter()
+        .map(|r| r.body["model"].clone())
+        .collect();
+    // The alias's model id, then the one `/model` named; `/model` itself asked no model.
+    assert_eq!(models, [json!("kimi-fast"), json!("raw-model-id")]);
+    let announced: Vec<&Value> = updates(&seen, "config_option_update")
+        .iter()
+        .map(|u| &u["configOptions"][0]["currentValue"])
+        .collect();
+    assert_eq!(announced, [&json!("fast"), &json!("raw-model-id")]);
+}
+
+#[test]
+fn slash_commands_are_announced_and_compact_compacts_before_the_rest_of_the_prompt() {
+    let mut read = Step::calls([ScriptedToolCall::new(
+        "read_file",
+        json!({"path": "big.txt"}),
+    )]);
+    read.usage = Some(kigi_testkit::ScriptedUsage {
+        input: 100,
+        output: 10,
+        cached: 0,
+    });
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#compact",
+            vec![read, Step::text("read it")],
+        ))
+        .with(Script::matching(
+            "You write the summary that replaces",
+            vec![Step::text("#after-compaction: big.txt holds x's.")],
+        ))
+        .with(Script::matching(
+            "#after-compaction",
+            vec![Step::text("done after compaction")],
+        ));
+    let env = Env::with_scripts(scripts);
+    env.write("big.txt", &"x".repeat(8_000));
+    let seen = scenario(&env, "commands");
+    let commands: Vec<&str> = updates(&seen, "available_commands_update")[0]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(commands, ["compact", "init", "model"]);
+    assert_eq!(seen["stopReasons"], json!(["end_turn", "end_turn"]));
+    // The two prompts' answers, one after the other.
+    assert_eq!(
+        chunk_runs(&seen, "agent_message_chunk"),
+        ["read itdone after compaction"]
+    );
+    let id = seen["session"]["sessionId"].as_str().unwrap();
+    let events = env.session_events(id);
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "compaction_started" && e["trigger"] == "manual"),
+        "{events:?}"
+    );
+    assert!(events.iter().any(|e| e["type"] == "compaction"));
+    // The turn after the command is the rest of the line.
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "user_message" && e["text"] == "and now?"),
+        "{events:?}"
+    );
+}
+
+/// The last `tool_call_update` of the (first) call.
+fn final_update(seen: &Value) -> Value {
+    (*updates(seen, "tool_call_update").last().unwrap()).clone()
+}
+
+#[test]
+fn an_unsandboxed_command_runs_in_the_clients_terminal_shown_in_its_call() {
+    let env = one_script(
+        "#terminal",
+        vec![
+            Step::tool_call(
+                "run_terminal_cmd",
+                json!({"command": "echo from-the-editor > term.txt && echo printed"}),
+            ),
+            Step::text("It ran in the editor."),
+        ],
+    );
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[sandbox]\nmode = \"danger-full-access\"\n",
+    )
+    .unwrap();
+    let seen = scenario(&env, "terminal");
+    assert_eq!(seen["stopReason"], "end_turn");
+    assert_eq!(
+        seen["terminals"],
+        json!([{
+            "terminalId": "term-1",
+            "command": "sh",
+            "args": ["-c", "echo from-the-editor > term.txt && echo printed"],
+            "cwd": env.repo.display().to_string(),
+        }]),
+        "{seen}"
+    );
+    assert_eq!(seen["released"], json!(["term-1"]));
+    // The client ran it (its process wrote the file), and its output reached the model.
+    assert_eq!(
+        std::fs::read_to_string(env.repo.join("term.txt")).unwrap(),
+        "from-the-editor\n"
+    );
+    assert!(sent_messages(&env, 1).contains("printed"));
+    // The call shows the terminal while it runs and after.
+    let shown: Vec<&Value> = updates(&seen, "tool_call_update")
+        .iter()
+        .flat_map(|u| u["content"].as_array().into_iter().flatten())
+        .filter(|c| c["type"] == "terminal")
+        .collect();
+    assert_eq!(shown.len(), 2, "{seen}");
+    let last = final_update(&seen);
+    assert_eq!(last["status"], "completed");
+    assert_eq!(
+        last["content"][0],
+        json!({"type": "terminal", "terminalId": "term-1"})
+    );
+}
+
+#[test]
+fn a_sandboxed_command_stays_in_kigi_even_when_the_client_offers_its_terminal() {
+    let env = one_script(
+        "#terminal",
+        vec![
+            Step::tool_call(
+                "run_terminal_cmd",
+                json!({"command": "echo printed-by-kigi"}),
+            ),
+            Step::text("It ran in kigi."),
+        ],
+    );
+    // The default sandbox: workspace-write.
+    let seen = scenario(&env, "terminal");
+    assert_eq!(seen["stopReason"], "end_turn");
+    assert_eq!(seen["terminals"], json!([]));
+    let last = final_update(&seen);
+    assert_eq!(last["status"], "completed");
+    assert_eq!(
+        last["content"],
+        json!([{"type": "content", "content": {"type": "text", "text": "```console\nprinted-by-kigi\n```"}}])
+    );
+}
+
+#[test]
+fn a_subagent_reads_and_writes_through_the_clients_fs_methods() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#files-parent",
+            vec![
+                Step::tool_call(
+                    "spawn_subagent",
+                    json!({"prompt": "#files-child copy a.txt", "description": "copy a file", "subagent_type": "general-purpose"}),
+                ),
+                Step::text("The child copied it."),
+            ],
+        ))
+        .with(Script::matching(
+            "#files-child",
+            vec![
+                Step::tool_call("read_file", json!({"path": "a.txt"})),
+                Step::tool_call(
+                    "write_file",
+                    json!({"path": "b.txt", "content": "copied by the child\n"}),
+                ),
+                Step::text("copied"),
+            ],
+        ));
+    let env = Env::with_scripts(scripts);
+    env.write("a.txt", "original\n");
+    let seen = scenario(&env, "subagentFiles");
+    assert_eq!(seen["stopReason"], "end_turn", "{seen}");
+    let a_txt = env.repo.join("a.txt").display().to_string();
+    let b_txt = env.repo.join("b.txt");
+    assert_eq!(seen["fsReads"], json!([a_txt]));
+    assert_eq!(
+        seen["fsWrites"],
+        json!([{"path": b_txt.display().to_string(), "content": "copied by the child\n"}])
+    );
+    // The editor recorded the write and did not make it.
+    assert!(!b_txt.exists());
 }
 
 /// Reads one line of kigi's stdout within a ceiling.

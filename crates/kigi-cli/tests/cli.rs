@@ -91,7 +91,14 @@ fn agents_list_shows_scopes_sources_and_shadowed_entries() {
         .collect();
     assert_eq!(
         names,
-        vec!["reviewer", "kigi", "general-purpose", "explore", "plan"]
+        vec![
+            "reviewer",
+            "kigi",
+            "general-purpose",
+            "explore",
+            "plan",
+            "browser-use"
+        ]
     );
     assert_eq!(json["shadowed"][0]["scope"], "user");
     assert_eq!(

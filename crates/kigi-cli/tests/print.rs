@@ -6,7 +6,7 @@
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use kigi_testkit::{Fault, Script, ScriptSet, Step};
+use kigi_testkit::{Fault, Script, ScriptSet, ScriptedUsage, Step};
 use serde_json::{Value, json};
 
 mod support;
@@ -595,18 +595,44 @@ fn kigi_swarm_runs_the_items_of_a_file_and_prints_the_aggregate() {
     let show = env.kigi(&["sessions", "show", id, "--agent", "sub-3"]);
     assert!(stdout(&show).contains("check gamma"), "{}", stdout(&show));
     let json = env.write("items.json", "[\"one\", \"two\"]");
+    let before = env.server().requests().len();
     let text = env.kigi(&[
         "swarm",
         "--template",
         "check {{item}}",
         "--items-file",
         json.to_str().unwrap(),
+        "--effort",
+        "high",
     ]);
     assert!(
         stdout(&text).starts_with("swarm \"swarm\": 2 members in"),
         "{}",
         stdout(&text)
     );
+    let members = &env.server().requests()[before..];
+    assert_eq!(members.len(), 2);
+    assert!(
+        members.iter().all(|r| r.body["reasoning_effort"] == "high"),
+        "--effort reaches every member"
+    );
+    let bad_effort = env.kigi(&[
+        "swarm",
+        "--template",
+        "check {{item}}",
+        "--items-file",
+        json.to_str().unwrap(),
+        "--effort",
+        "extreme",
+    ]);
+    assert_eq!(bad_effort.status.code(), Some(1));
+    assert!(
+        stderr(&bad_effort).contains("nothing was started")
+            && stderr(&bad_effort).contains("extreme"),
+        "{}",
+        stderr(&bad_effort)
+    );
+    assert_eq!(env.server().requests().len(), before + 2);
     let bad = env.kigi(&[
         "swarm",
         "--template",
@@ -1139,4 +1165,32 @@ fn bypass_permissions_is_announced_and_runs_commands_unasked() {
     let out = env.kigi(&["-p", "make it", "--permission-mode", "dontAsk"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!env.repo.join("made.txt").exists());
+}
+
+#[test]
+fn sessions_show_reports_how_full_the_context_window_was() {
+    let env = Env::new(vec![Step {
+        usage: Some(ScriptedUsage {
+            input: 400,
+            output: 100,
+            cached: 0,
+        }),
+        ..Step::text("answered")
+    }]);
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "[models.small]\nbase_url = \"{}\"\nmodel = \"scripted\"\ncontext_window = 1000\n",
+            env.server().url()
+        ),
+    )
+    .unwrap();
+    let out = env.kigi(&["-p", "hi", "--model", "small", "--output-format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = result_of(&out)["session_id"].as_str().unwrap().to_owned();
+    let show = stdout(&env.kigi(&["sessions", "show", &id]));
+    assert!(
+        show.contains("tokens: 400 in (0 cached), 100 out, context 50% of 1000"),
+        "{show}"
+    );
 }

@@ -26,6 +26,11 @@ struct Pane {
 
 impl Pane {
     fn start(env: &Env, args: &[&str]) -> Self {
+        Self::start_with(env, &[], args)
+    }
+
+    /// [`Pane::start`] with more environment variables (`NAME=value`).
+    fn start_with(env: &Env, vars: &[&str], args: &[&str]) -> Self {
         let socket = format!(
             "kigi-tui-test-{}-{}",
             std::process::id(),
@@ -33,11 +38,15 @@ impl Pane {
         );
         let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
         let script = format!(
-            "cd '{}' && env HOME='{}' KIGI_HOME='{}' KIGI_BASE_URL='{}' KIGI_MODEL=scripted KIGI_API_KEY= '{}' {}; echo KIGI-EXITED-$?; sleep 60",
+            "cd '{}' && env HOME='{}' KIGI_HOME='{}' KIGI_BASE_URL='{}' KIGI_MODEL=scripted KIGI_API_KEY= {} '{}' {}; echo KIGI-EXITED-$?; sleep 60",
             env.repo.display(),
             env.home.parent().unwrap().display(),
             env.home.display(),
             env.server().url(),
+            vars.iter()
+                .map(|v| format!("'{v}'"))
+                .collect::<Vec<_>>()
+                .join(" "),
             env!("CARGO_BIN_EXE_kigi"),
             quoted.join(" ")
         );
@@ -88,18 +97,7 @@ impl Pane {
 
     /// Waits (at most [`CEILING`]) until the pane shows `text`; returns the screen.
     fn wait_for(&self, text: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < CEILING,
-                "the pane never showed {text:?}; it shows:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        self.wait_until(&format!("{text:?}"), |screen| screen.contains(text))
     }
 
     fn keys(&self, keys: &[&str]) {
@@ -358,24 +356,64 @@ fn a_large_paste_is_folded_in_the_prompt_and_sent_whole() {
 }
 
 #[test]
-fn at_completes_a_file_path_and_model_switches_the_model_for_the_next_turn() {
+fn at_attaches_the_file_and_model_switches_the_model_for_the_next_turn() {
     let env = Env::new(vec![Step::text("first"), Step::text("second")]);
-    env.write("src/parser.rs", "fn parse() {}\n");
+    env.write("src/parser.rs", "fn parse_marker_4711() {}\n");
     let pane = Pane::start(&env, &[]);
     pane.wait_for("Ask kigi");
     pane.type_text("/model other-model");
     pane.keys(&["Enter"]);
+    // The host switched the model (no session reopened): the status line follows it.
     pane.wait_for("Model: other-model from the next turn");
+    pane.wait_for("other-model · default");
     pane.type_text("read @pars");
     pane.wait_for("@src/parser.rs");
     pane.keys(&["Tab"]);
     pane.wait_for("› read @src/parser.rs");
     pane.keys(&["Enter"]);
-    pane.wait_for("first");
+    let screen = pane.wait_for("first");
+    assert!(
+        screen.contains("↳ attached src/parser.rs (1 line)"),
+        "{screen}"
+    );
     let requests = env.server().requests();
+    assert_eq!(requests.len(), 1);
     let last = &requests.last().unwrap().body;
     assert_eq!(last["model"], "other-model");
-    assert!(last.to_string().contains("read @src/parser.rs"));
+    // The prompt as typed, and the file's content quoted for the model.
+    let body = last.to_string();
+    assert!(body.contains("read @src/parser.rs"), "{body}");
+    assert!(body.contains("parse_marker_4711"), "{body}");
+}
+
+#[test]
+fn a_mention_of_no_file_stays_text_and_attaches_nothing() {
+    let env = Env::new(vec![Step::text("ok")]);
+    let pane = Pane::start(&env, &["ping @someone about it"]);
+    let screen = pane.wait_for("ok");
+    assert!(!screen.contains("attached"), "{screen}");
+    let body = env.server().requests()[0].body.to_string();
+    assert!(body.contains("ping @someone about it"), "{body}");
+}
+
+#[test]
+fn a_background_command_is_counted_in_the_status_line_and_listed_in_the_tasks_pane() {
+    let env = Env::new(vec![
+        Step::tool_call(
+            "run_terminal_cmd",
+            json!({"command": "sleep 30", "background": true}),
+        ),
+        Step::text("it runs"),
+    ]);
+    let pane = Pane::start(&env, &["start it"]);
+    pane.wait_for("1. Allow once");
+    pane.keys(&["1"]);
+    pane.wait_for("it runs");
+    pane.wait_for("1 background command");
+    pane.keys(&["C-b"]);
+    let screen = pane.wait_for("▾ Background commands  1 running · 1 in all");
+    assert!(screen.contains("sleep 30"), "{screen}");
+    assert!(screen.contains("No subagents yet"), "{screen}");
 }
 
 #[test]
@@ -418,7 +456,7 @@ fn a_foreground_childs_block_shows_its_activity_the_panes_list_it_and_enter_open
     assert!(screen.contains("explore · scripted ·"), "{screen}");
     // Enter opens its frame: its own prompt and tool calls.
     pane.keys(&["Enter"]);
-    let screen = pane.wait_for("Esc or q returns");
+    let screen = pane.wait_for("Esc/q returns");
     assert!(screen.contains("› #child list the folder"), "{screen}");
     assert!(screen.contains("✓ List"), "{screen}");
     assert!(screen.contains("explore · list the folder"), "{screen}");
@@ -456,4 +494,155 @@ fn k_in_the_tasks_pane_kills_a_background_child_and_its_block_says_cancelled() {
     pane.keys(&["y"]);
     let screen = pane.wait_for("Subagent cancelled in");
     assert!(screen.contains("\"watch the logs\" ("), "{screen}");
+}
+
+/// The description of `spawn_subagent` the model was offered in request `n`.
+fn spawn_description(env: &Env, n: usize) -> String {
+    let requests = env.server().requests();
+    requests[n].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "spawn_subagent")
+        .map(|t| t["function"]["description"].as_str().unwrap().to_owned())
+        .unwrap_or_else(|| panic!("no spawn_subagent in request {n}"))
+}
+
+/// The selected row of the agents modal last drawn on `screen` (the row after `›`).
+fn agents_pointer(screen: &str) -> Option<String> {
+    let modal = &screen[screen.rfind("Manage Agents")?..];
+    modal
+        .lines()
+        .find_map(|line| line.strip_prefix("› "))
+        .map(|row| row.trim_end().to_owned())
+}
+
+impl Pane {
+    /// Presses Down in the agents modal until the row of `name` is selected, each press
+    /// awaited (the pointer moved) before the next is decided on, so it never overshoots.
+    fn select_agent(&self, name: &str) {
+        let mut row =
+            agents_pointer(&self.wait_until("the agents modal", |s| agents_pointer(s).is_some()))
+                .unwrap();
+        for _ in 0..20 {
+            if row.split_whitespace().next() == Some(name) {
+                return;
+            }
+            self.keys(&["Down"]);
+            let moved = self.wait_until(&format!("the pointer moving down from {row:?}"), |s| {
+                agents_pointer(s).is_some_and(|now| now != row)
+            });
+            row = agents_pointer(&moved).unwrap();
+        }
+        panic!("no row of {name} in the agents modal");
+    }
+}
+
+#[test]
+fn switching_a_type_off_in_the_agents_modal_stops_the_model_being_offered_it() {
+    let env = Env::new(vec![Step::text("one"), Step::text("two")]);
+    let config = env.home.join("config.toml");
+    std::fs::write(&config, "# my settings, kept\n").unwrap();
+    let pane = Pane::start(&env, &["first"]);
+    pane.wait_for("one");
+    assert!(spawn_description(&env, 0).contains("- explore:"));
+    pane.type_text("/agents");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Manage Agents");
+    pane.select_agent("explore");
+    pane.keys(&["Space"]);
+    pane.wait_for("explore off from the next turn");
+    pane.keys(&["Escape"]);
+    pane.type_text("second");
+    pane.keys(&["Enter"]);
+    pane.wait_for("two");
+    let offered = spawn_description(&env, 1);
+    assert!(!offered.contains("- explore:"), "{offered}");
+    assert!(offered.contains("- plan:"), "{offered}");
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        "# my settings, kept\n\n[subagents.toggle]\nexplore = false\n"
+    );
+}
+
+#[test]
+fn a_type_switched_off_stays_off_in_a_new_session() {
+    let env = Env::with_scripts(ScriptSet::single(vec![Step::text("answer-one")]).with(
+        Script::matching("second-session", vec![Step::text("answer-two")]),
+    ));
+    let pane = Pane::start(&env, &["first"]);
+    pane.wait_for("answer-one");
+    assert!(spawn_description(&env, 0).contains("- explore:"));
+    pane.type_text("/agents");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Manage Agents");
+    pane.select_agent("explore");
+    pane.keys(&["Space"]);
+    pane.wait_for("explore off from the next turn");
+    pane.keys(&["Escape"]);
+    pane.type_text("/new");
+    pane.keys(&["Enter"]);
+    pane.wait_for("New session");
+    pane.type_text("second-session");
+    pane.keys(&["Enter"]);
+    pane.wait_for("answer-two");
+    let offered = spawn_description(&env, 1);
+    assert!(!offered.contains("- explore:"), "{offered}");
+    assert!(offered.contains("- plan:"), "{offered}");
+    // The modal of the new session says the same.
+    pane.type_text("/agents");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Manage Agents");
+    pane.select_agent("explore");
+    let row = agents_pointer(&pane.screen()).unwrap();
+    assert!(row.contains(" off "), "{row}");
+}
+
+#[test]
+fn an_agent_created_in_the_modal_opens_in_the_editor_is_offered_then_deleted() {
+    let env = Env::new(vec![Step::text("one")]);
+    let editor = env.write(
+        "../editor.sh",
+        "#!/bin/sh\nsed -i 's/^description: .*/description: Checks the marker 4242./' \"$1\"\n",
+    );
+    let status = Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let pane = Pane::start_with(&env, &[&format!("EDITOR={}", editor.display())], &[]);
+    pane.wait_for("Ask kigi");
+    pane.type_text("/agents");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Manage Agents");
+    pane.keys(&["n"]);
+    pane.wait_for("New agent's name:");
+    pane.type_text("checker");
+    pane.keys(&["Enter"]);
+    // The editor ran on the starter; the list was read again with its edit.
+    pane.wait_for("created");
+    let screen = pane.wait_for("Checks the marker 4242.");
+    assert!(screen.contains("› checker "), "{screen}");
+    let file = env.repo.join(".kigi/agents/checker.md");
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("name: checker")
+    );
+    pane.keys(&["Escape"]);
+    pane.type_text("hello");
+    pane.keys(&["Enter"]);
+    pane.wait_for("one");
+    assert!(spawn_description(&env, 0).contains("- checker: Checks the marker 4242."));
+    // Deleted after a yes.
+    pane.type_text("/agents");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Manage Agents");
+    pane.select_agent("checker");
+    pane.keys(&["d"]);
+    pane.wait_for("y deletes it");
+    pane.keys(&["y"]);
+    pane.wait_for("deleted");
+    assert!(!file.exists());
 }

@@ -161,3 +161,124 @@ fn the_web_search_template_variable_renders_empty_without_a_provider() {
         "{configured}"
     );
 }
+
+/// A fake Kimi chat completions endpoint on loopback: a request without a tool message is
+/// answered with a `$web_search` call, one with the call's arguments sent back with the
+/// results. Each request's authorization header and JSON body is recorded.
+struct FakeKimi {
+    url: String,
+    requests: std::sync::Arc<std::sync::Mutex<Vec<(String, String, serde_json::Value)>>>,
+}
+
+const SEARCH_ARGUMENTS: &str =
+    r#"{"search_result":{"search_id":"s-42"},"usage":{"total_tokens":900}}"#;
+
+impl FakeKimi {
+    fn start() -> Self {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = std::sync::Arc::clone(&requests);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let (mut path, mut auth, mut length) = (String::new(), String::new(), 0usize);
+                let mut line = String::new();
+                // Headers, at most 100 lines; the body by its length, at most 1 MB.
+                for n in 0..100 {
+                    line.clear();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if n == 0 {
+                        path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+                    } else if let Some(v) = lower.strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0).min(1 << 20);
+                    } else if lower.starts_with("authorization:") {
+                        auth = line["authorization:".len()..].trim().to_owned();
+                    }
+                }
+                let mut body = vec![0; length];
+                reader.read_exact(&mut body).unwrap();
+                let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                let searched = body["messages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|m| m["role"] == "tool");
+                let answer = if searched {
+                    json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+                        "content": "1. [Kigi docs](https://example.com/kigi)\n   How kigi works."}}]})
+                } else {
+                    json!({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": "",
+                        "tool_calls": [{"index": 0, "id": "web_search:0", "type": "builtin_function",
+                            "function": {"name": "$web_search", "arguments": SEARCH_ARGUMENTS}}]}}]})
+                }
+                .to_string();
+                log.lock().unwrap().push((path, auth, body));
+                let mut stream = stream;
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                    answer.len()
+                );
+            }
+        });
+        Self { url, requests }
+    }
+}
+
+#[test]
+fn web_search_through_kimi_answers_its_search_call_and_returns_its_results() {
+    let kimi = FakeKimi::start();
+    let env = Env::new(vec![
+        Step::calls(vec![("web_search", json!({"query": "kigi agents"}))]),
+        Step::text("done"),
+    ]);
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!(
+            "[web_search]\nprovider = \"kimi\"\nurl = \"{}\"\napi_key_env = \"KIGI_TEST_KIMI_KEY\"\nmodel = \"kimi-search\"\n",
+            kimi.url
+        ),
+    )
+    .unwrap();
+    let out = env
+        .command(&["-p", "go"])
+        .env("KIGI_TEST_KIMI_KEY", "sk-kimi-test")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(offered_tools(&env).contains(&"web_search".to_owned()));
+    assert_eq!(
+        tool_results(&env)[0],
+        "1. [Kigi docs](https://example.com/kigi)\n   How kigi works."
+    );
+    let requests = kimi.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    for (path, auth, body) in &requests {
+        assert_eq!(path, "/v1/chat/completions");
+        assert_eq!(auth, "Bearer sk-kimi-test");
+        assert_eq!(body["model"], "kimi-search");
+        assert_eq!(
+            body["tools"],
+            json!([{"type": "builtin_function", "function": {"name": "$web_search"}}])
+        );
+    }
+    let first = requests[0].2["messages"].as_array().unwrap();
+    assert_eq!(
+        first.last().unwrap(),
+        &json!({"role": "user", "content": "kigi agents"})
+    );
+    // The second request carries the call and its arguments back verbatim.
+    let second = requests[1].2["messages"].as_array().unwrap();
+    assert_eq!(second.len(), first.len() + 2);
+    assert_eq!(second[first.len()]["tool_calls"][0]["id"], "web_search:0");
+    assert_eq!(
+        second[first.len() + 1],
+        json!({"role": "tool", "tool_call_id": "web_search:0", "name": "$web_search", "content": SEARCH_ARGUMENTS})
+    );
+}

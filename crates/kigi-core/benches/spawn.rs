@@ -41,6 +41,7 @@ fn spawn_args(marker: &str) -> CheckedSpawn {
         persona: None,
         resume_from: None,
         worktree: false,
+        executor: None,
     }
 }
 

@@ -33,8 +33,12 @@ pub fn call_subject<'a>(
             None if reads_files(kind) => CallInput::Path(context.resolve("")),
             None => CallInput::Nothing,
         },
-        ToolKind::Task => match text("subagent_type") {
+        // A route (`type.route`) is its type's, and no type means the default one.
+        ToolKind::Task => match text("route").or(text("subagent_type")) {
             Some(agent) => CallInput::Agent(agent.to_owned()),
+            None if tool.name == "spawn_subagent" => {
+                CallInput::Agent(kigi_agent::DEFAULT_SUBAGENT_TYPE.to_owned())
+            }
             None => CallInput::Nothing,
         },
         ToolKind::WebFetch => match text("url").and_then(url_rule_host) {

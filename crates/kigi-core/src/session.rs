@@ -15,6 +15,7 @@ use kigi_protocol::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::attachments::ResolvedAttachments;
 use crate::completion::{CompletionCheck, CompletionTracker};
 use crate::host::AgentEmitter;
 use crate::inbox::{Inbox, MessageQueue};
@@ -22,10 +23,13 @@ use crate::session_store::{SessionStore, SessionWriter, StoreError};
 use crate::token_budget::TokenBudget;
 use crate::tool_runtime::ToolRuntime;
 use crate::transcript::{messages_from, push_result};
+use agent_resources::watch_background_commands;
 
+mod agent_resources;
 mod model_request;
 mod session_compaction;
 mod session_hooks;
+mod turn_input;
 
 /// Model requests per user turn when the definition sets no `maxTurns`.
 pub const DEFAULT_MAX_TURNS: u32 = 100;
@@ -49,6 +53,10 @@ pub struct SessionSetup {
     pub compaction: crate::compaction::CompactionPolicy,
     /// Set by `HostCommand::Compact`: the next turn compacts before its first request.
     pub compact_requested: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Set by `HostCommand::SetModel`: the next request goes to this client.
+    pub model_switch: Option<Arc<crate::host::ModelSwitch>>,
+    /// The browser an agent with browser tools drives (started at its first call).
+    pub browser: Option<Arc<kigi_browser::BrowserSession>>,
 }
 
 /// A running session. Opened only by the session host (and, for children, its coordinator).
@@ -110,9 +118,12 @@ pub enum TurnError {
     },
     #[error("cannot write the session file: {0}")]
     Store(#[from] StoreError),
-    /// A hook blocked the prompt, or said `continue: false`.
+    /// A user's hook blocked the prompt, or said `continue: false`.
     #[error("hook.blocked: {0}")]
     HookBlocked(String),
+    /// An executor child's engine failed, timed out or ended without a result.
+    #[error("executor.failed: {0}")]
+    Executor(String),
 }
 
 impl TurnError {
@@ -133,6 +144,7 @@ impl TurnError {
             Self::TokenBudget { .. } => ErrorCode::BudgetTokens,
             Self::Store(_) => ErrorCode::SessionStore,
             Self::HookBlocked(_) => ErrorCode::HookBlocked,
+            Self::Executor(_) => ErrorCode::Other("executor.failed".to_owned()),
         }
     }
 }
@@ -166,6 +178,7 @@ impl Session {
         setup: SessionSetup,
         events: AgentEmitter,
     ) -> Result<Self, StoreError> {
+        watch_background_commands(&setup, &events);
         let mut session = Self {
             setup,
             messages: Vec::new(),
@@ -192,6 +205,7 @@ impl Session {
         events: AgentEmitter,
     ) -> Result<(Self, Vec<String>), StoreError> {
         let (loaded, writer) = store.reopen(id)?;
+        watch_background_commands(&setup, &events);
         let messages = messages_from(loaded.events.iter().map(|e| &e.event));
         Ok((
             Self {
@@ -232,19 +246,17 @@ impl Session {
         &self.setup.client
     }
 
-    /// The MCP servers this agent started itself (a child's inline `mcpServers`).
-    pub fn own_mcp(&self) -> Option<std::sync::Arc<crate::mcp_session::SessionMcp>> {
-        self.setup.runtime.own_mcp().cloned()
+    /// Takes a model a person picked (`HostCommand::SetModel`), at a turn's start or between
+    /// steps, never in the middle of a request.
+    fn take_model_switch(&mut self) {
+        if let Some(client) = self.setup.model_switch.as_ref().and_then(|s| s.take()) {
+            self.setup.client = client;
+        }
     }
 
-    /// The session's MCP servers, when it has any.
-    pub fn mcp_session(&self) -> Option<std::sync::Arc<crate::mcp_session::SessionMcp>> {
-        self.setup.runtime.mcp_session().cloned()
-    }
-
-    /// The tools' shared state (background tasks, todo list).
-    pub fn tool_context(&self) -> &kigi_tools::ToolContext {
-        self.setup.runtime.context()
+    /// The system prompt it runs with.
+    pub fn system_prompt(&self) -> &str {
+        &self.setup.system_prompt
     }
 
     /// Carries on from `events` (another agent's transcript): they are written to this
@@ -258,6 +270,31 @@ impl Session {
         }
         self.messages = messages_from(events);
         Ok(())
+    }
+
+    /// Writes and shows an event another engine reported (an executor child's turn).
+    pub(crate) fn record(&mut self, event: SessionEvent) -> Result<(), StoreError> {
+        self.emit(event)
+    }
+
+    /// Ends an executor child's turn as the native loop ends one: the turn's end (and its
+    /// error) in the file, `last_turn` set.
+    pub(crate) fn end_external_turn(
+        &mut self,
+        outcome: Result<TurnSummary, TurnError>,
+        so_far: &TurnSummary,
+    ) -> Result<TurnSummary, TurnError> {
+        match outcome {
+            Ok(summary) => {
+                self.emit(SessionEvent::TurnEnd {
+                    reason: TurnEndReason::Completed,
+                    steps: summary.steps,
+                })?;
+                self.last_turn = summary.clone();
+                Ok(summary)
+            }
+            Err(error) => Err(self.fail(error, so_far)),
+        }
     }
 
     fn emit(&mut self, event: SessionEvent) -> Result<(), StoreError> {
@@ -291,6 +328,17 @@ impl Session {
         prompt: &str,
         cancel: &CancellationToken,
     ) -> Result<TurnSummary, TurnError> {
+        self.run_turn_with(prompt, ResolvedAttachments::default(), cancel)
+            .await
+    }
+
+    /// [`Self::run_turn`] with what the person attached, quoted after the prompt.
+    pub async fn run_turn_with(
+        &mut self,
+        prompt: &str,
+        attachments: ResolvedAttachments,
+        cancel: &CancellationToken,
+    ) -> Result<TurnSummary, TurnError> {
         let mut summary = TurnSummary {
             text: String::new(),
             steps: 0,
@@ -299,6 +347,8 @@ impl Session {
         };
         // Runs of hooks fired before this turn (a child's SubagentStart) join the transcript.
         self.flush_hook_runs()?;
+        // A model picked since the last turn counts from this one (its attachments too).
+        self.take_model_switch();
         // A blocked prompt never reaches the model, nor the conversation a resume rebuilds.
         let context = match self.prompt_hooks(prompt, cancel).await? {
             Ok(context) => context,
@@ -313,6 +363,7 @@ impl Session {
             text: prompt.to_owned(),
         })?;
         self.messages.push(Message::user(prompt));
+        self.add_attachments(attachments)?;
         self.add_prompt_context(&context)?;
         let mut tracker = CompletionTracker::new(self.setup.completion.clone());
         let mut stop_continuations = 0;
@@ -340,6 +391,7 @@ impl Session {
                     message: report,
                 })?;
             }
+            self.take_model_switch();
             let manual = self
                 .setup
                 .compact_requested
@@ -392,6 +444,7 @@ impl Session {
                 input_tokens: response.usage.input_tokens,
                 output_tokens: response.usage.output_tokens,
                 cached_input_tokens: response.usage.cached_input_tokens,
+                context_window: self.setup.client.endpoint().context_window,
             })?;
             self.messages.push(response.to_message());
             if response.tool_calls.is_empty() && self.steering_waits() {
@@ -502,37 +555,5 @@ impl Session {
                 return Err(self.fail(error, &summary));
             }
         }
-    }
-
-    /// Hands waiting inbox messages to the model as reminders.
-    fn deliver_inbox(&mut self) -> Result<(), StoreError> {
-        let Some(inbox) = self.setup.inbox.clone() else {
-            return Ok(());
-        };
-        for message in inbox.drain() {
-            let text = format!("<system-reminder>\n{message}\n</system-reminder>");
-            self.emit(SessionEvent::Reminder {
-                text: text.clone(),
-                source: ReminderSource::Message,
-            })?;
-            self.messages.push(Message::user(text));
-        }
-        Ok(())
-    }
-
-    /// Hands text a person sent during the turn to the model, as their own message.
-    fn deliver_steering(&mut self) -> Result<(), StoreError> {
-        let Some(steer) = self.setup.steer.clone() else {
-            return Ok(());
-        };
-        for text in steer.drain() {
-            self.emit(SessionEvent::UserMessage { text: text.clone() })?;
-            self.messages.push(Message::user(text));
-        }
-        Ok(())
-    }
-
-    fn steering_waits(&self) -> bool {
-        self.setup.steer.as_ref().is_some_and(|s| !s.is_empty())
     }
 }

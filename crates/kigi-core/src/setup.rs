@@ -44,6 +44,8 @@ impl SessionSetup {
             steer: None,
             compaction: Default::default(),
             compact_requested: None,
+            model_switch: None,
+            browser: None,
         }
     }
 }

@@ -175,6 +175,11 @@ impl ToolRuntime {
         self.approver = approver;
     }
 
+    /// Who answers this agent's asks (an external engine's permission requests go there too).
+    pub fn approver(&self) -> Option<Arc<dyn Approver>> {
+        self.approver.clone()
+    }
+
     /// The runtime of a subagent: delegation tools are refused with a depth-limit error.
     pub fn at_depth(mut self, depth: u8) -> Self {
         self.depth = depth;
@@ -188,6 +193,17 @@ impl ToolRuntime {
     /// The agent's tools (canonical and model-facing names).
     pub fn tools(&self) -> &[ResolvedTool] {
         &self.tools
+    }
+
+    /// Reads and writes files through an editor, and runs commands in its terminal (which
+    /// `run_terminal_cmd` uses only unsandboxed); `None` for either: kigi does it itself.
+    pub fn set_editor(
+        &mut self,
+        files: Option<Arc<dyn kigi_tools::EditorFiles>>,
+        terminal: Option<Arc<dyn kigi_tools::EditorTerminal>>,
+    ) {
+        self.context.editor_files = files;
+        self.context.editor_terminal = terminal;
     }
 
     /// Confines file writes and commands to `root` (a child in its worktree).

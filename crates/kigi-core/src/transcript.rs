@@ -61,6 +61,18 @@ pub fn messages_from<'a>(events: impl IntoIterator<Item = &'a SessionEvent>) -> 
                     },
                 );
             }
+            SessionEvent::UserAttachments { files, images } => {
+                let parts = crate::attachments::attachment_parts(files, images);
+                match messages.last_mut() {
+                    Some(last) if last.role == Role::User && pending.is_empty() => {
+                        last.content.extend(parts);
+                    }
+                    _ => messages.push(Message {
+                        role: Role::User,
+                        content: parts,
+                    }),
+                }
+            }
             event @ SessionEvent::ToolImages { .. } => {
                 close_pending(&mut messages, &mut pending);
                 messages.extend(image_message(event));

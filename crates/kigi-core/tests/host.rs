@@ -10,156 +10,23 @@
 )]
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use kigi_agent::{Discovery, KigiPaths, PermissionMode, ResolvedTool};
-use kigi_core::host::{AgentChoice, ApprovalMode, HostedSession, OpenRequest, SessionHost};
-use kigi_core::{SessionStore, TurnError};
-use kigi_model::{ModelClient, ModelEndpoint, ModelsConfig, Provider, RetryPolicy};
+use kigi_agent::{KigiPaths, PermissionMode, ResolvedTool};
+use kigi_core::TurnError;
+use kigi_core::host::{AgentChoice, ApprovalMode, OpenRequest, SessionHost};
 use kigi_protocol::{
     ApprovalAnswer, HostCommand, HostEvent, HostEventBody, HostNotice, SessionEvent, ToolKind,
     ToolStatus, TurnEndReason,
 };
-use kigi_testkit::{Fault, Script, ScriptSet, ScriptedServer, ScriptedToolCall, Step};
+use kigi_testkit::{Fault, Script, ScriptSet, ScriptedToolCall, Step};
 use kigi_tools::{Tool, ToolContext, ToolFuture, ToolOutput, ToolRegistry, ToolSpec};
 use serde_json::json;
 use tokio::sync::Notify;
 
-/// Every wait in these tests: a ceiling against a hang, never an ordering device.
-const CEILING: Duration = Duration::from_secs(30);
+mod support;
 
-struct Fixture {
-    tmp: tempfile::TempDir,
-    cwd: std::path::PathBuf,
-    server: ScriptedServer,
-    host: SessionHost,
-}
-
-impl Fixture {
-    async fn new(scripts: ScriptSet) -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let cwd = tmp.path().join("repo");
-        std::fs::create_dir_all(&cwd).unwrap();
-        let server = ScriptedServer::start(scripts).await.unwrap();
-        let paths = KigiPaths::new(tmp.path().join("home"), None);
-        let host = SessionHost::new(
-            Discovery::load(paths).unwrap(),
-            ModelsConfig::default(),
-            Arc::new(|_: &str| None),
-        );
-        Self {
-            tmp,
-            cwd,
-            server,
-            host,
-        }
-    }
-
-    fn client(&self) -> ModelClient {
-        let policy = RetryPolicy {
-            initial_backoff: Duration::from_millis(1),
-            ..RetryPolicy::default()
-        };
-        ModelClient::with_policy(
-            ModelEndpoint::new(Provider::OpenaiChat, self.server.url(), "scripted"),
-            policy,
-        )
-        .unwrap()
-    }
-
-    fn open(&self, request: OpenRequest) -> HostedSession {
-        self.host
-            .open(OpenRequest {
-                client: Some(self.client()),
-                ..request
-            })
-            .unwrap()
-    }
-
-    /// The status and output of every tool call in session `id`'s file, in order.
-    fn tool_results(&self, id: &str) -> Vec<(ToolStatus, String)> {
-        self.stored(id)
-            .into_iter()
-            .filter_map(|e| match e {
-                SessionEvent::ToolResult { status, output, .. } => Some((status, output)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn stored(&self, id: &str) -> Vec<SessionEvent> {
-        SessionStore::new(self.tmp.path().join("home/sessions"))
-            .load(id)
-            .unwrap()
-            .events
-            .into_iter()
-            .map(|e| e.event)
-            .collect()
-    }
-}
-
-/// Starts a user turn on its own task; returns the session's controls and the turn.
-fn start_turn(
-    session: &HostedSession,
-    text: &str,
-) -> (
-    kigi_core::host::SessionControl,
-    tokio::task::JoinHandle<Result<kigi_core::TurnSummary, TurnError>>,
-) {
-    let control = session.control();
-    let text = text.to_owned();
-    let turn = tokio::spawn({
-        let control = control.clone();
-        async move { control.run_turn(&text).await }
-    });
-    (control, turn)
-}
-
-/// How a turn started by [`start_turn`] ended (at most [`CEILING`] from now).
-async fn finished(
-    turn: tokio::task::JoinHandle<Result<kigi_core::TurnSummary, TurnError>>,
-) -> Result<kigi_core::TurnSummary, TurnError> {
-    tokio::time::timeout(CEILING, turn)
-        .await
-        .expect("the turn never ended")
-        .unwrap()
-}
-
-fn is_ask(event: &HostEvent) -> bool {
-    matches!(
-        event.body,
-        HostEventBody::Notice(HostNotice::ApprovalRequested { .. })
-    )
-}
-
-/// The next event the predicate picks, reading (and keeping) everything before it.
-async fn next_matching(
-    session: &mut HostedSession,
-    seen: &mut Vec<HostEvent>,
-    pick: impl Fn(&HostEvent) -> bool,
-) -> HostEvent {
-    let found = tokio::time::timeout(CEILING, async {
-        loop {
-            let event = session.events().next().await.expect("the stream ended");
-            seen.push(event.clone());
-            if pick(&event) {
-                return event;
-            }
-        }
-    })
-    .await;
-    found.unwrap_or_else(|_| panic!("the event never came; seen: {seen:#?}"))
-}
-
-fn user_texts(body: &serde_json::Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .filter_map(|m| m["content"].as_str().map(str::to_owned))
-        .collect()
-}
+use support::*;
 
 #[tokio::test]
 async fn an_interrupt_mid_stream_ends_the_turn_and_keeps_the_transcript_whole() {
@@ -641,9 +508,7 @@ async fn turns_queue_in_order_and_shutdown_cancels_the_running_one_and_ends_the_
         })
     )));
     assert!(matches!(
-        control.submit(HostCommand::UserTurn {
-            text: "four".into()
-        }),
+        control.submit(HostCommand::user_turn("four")),
         Err(kigi_core::host::HostError::SessionClosed { .. })
     ));
 }
@@ -735,6 +600,7 @@ async fn at_most_max_concurrent_children_run_and_the_rest_wait_for_a_slot() {
             persona: None,
             resume_from: None,
             worktree: false,
+            executor: None,
         };
         coordinator.spawn(spawn, &cancel).await.unwrap();
     }

@@ -52,7 +52,13 @@ pub enum HostNotice {
         /// The worktree path, for `isolation: worktree`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worktree: Option<String>,
+        /// It continues an earlier child's conversation (`resume` of `spawn_subagent`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        resumed: bool,
     },
+    /// A foreground child outlived its parent's wait and goes on in the background; it was
+    /// not stopped, and its end is reported as a background child's.
+    SubagentMovedToBackground {},
     /// What a running child is doing now, in a few words (`Thinking`, `Running: cargo test`,
     /// `Retrying (2/3)`, `Waiting for approval`). Sent when the label changes.
     SubagentActivity { label: String },
@@ -80,11 +86,40 @@ pub enum HostNotice {
         /// What a person needs to decide: the command line, or the file and a unified diff.
         summary: String,
     },
+    /// A background command (`run_terminal_cmd` with `background: true`) started.
+    BackgroundCommandStarted { task_id: String, command: String },
+    /// A background command ended (one that could not start never started: its call's
+    /// result says why).
+    BackgroundCommandFinished {
+        task_id: String,
+        status: BackgroundCommandStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+    },
+    /// The main agent's model changed (`HostCommand::SetModel`); the next request uses it.
+    ModelChanged {
+        model: String,
+        /// The context window of the new model, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context_window: Option<u64>,
+    },
     /// A waiting approval was answered, or given up because its turn ended.
     ApprovalResolved {
         request_id: String,
         decision: ApprovalDecision,
     },
+}
+
+/// How a background command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackgroundCommandStatus {
+    /// It exited by itself (`exit_code` says with what, when known).
+    Exited,
+    /// Killed: by `kill_task`, a signal, or the session ending.
+    Killed,
+    /// Past its time limit.
+    TimedOut,
 }
 
 /// How a waiting approval ended.
@@ -151,5 +186,58 @@ mod tests {
         assert_eq!(json["decision"], "denied");
         assert!(json.get("parentId").is_none());
         assert_eq!(serde_json::from_value::<HostEvent>(json).unwrap(), event);
+    }
+
+    #[test]
+    fn new_notices_have_their_wire_names() {
+        let cases = [
+            (
+                HostNotice::BackgroundCommandStarted {
+                    task_id: "task-1".into(),
+                    command: "npm run dev".into(),
+                },
+                serde_json::json!({"type": "background_command_started", "task_id": "task-1", "command": "npm run dev"}),
+            ),
+            (
+                HostNotice::BackgroundCommandFinished {
+                    task_id: "task-1".into(),
+                    status: BackgroundCommandStatus::TimedOut,
+                    exit_code: None,
+                },
+                serde_json::json!({"type": "background_command_finished", "task_id": "task-1", "status": "timed_out"}),
+            ),
+            (
+                HostNotice::ModelChanged {
+                    model: "fast-model".into(),
+                    context_window: Some(1000),
+                },
+                serde_json::json!({"type": "model_changed", "model": "fast-model", "context_window": 1000}),
+            ),
+            (
+                HostNotice::SubagentMovedToBackground {},
+                serde_json::json!({"type": "subagent_moved_to_background"}),
+            ),
+        ];
+        for (notice, wire) in cases {
+            assert_eq!(serde_json::to_value(&notice).unwrap(), wire);
+            assert_eq!(serde_json::from_value::<HostNotice>(wire).unwrap(), notice);
+        }
+        let started = serde_json::json!({"type": "subagent_started", "description": "d",
+            "agent_type": "explore", "model": "m", "model_source": "parent",
+            "background": false, "resumed": true});
+        let HostNotice::SubagentStarted { resumed, .. } =
+            serde_json::from_value::<HostNotice>(started.clone()).unwrap()
+        else {
+            panic!("not a start")
+        };
+        assert!(resumed);
+        let mut not_resumed = started;
+        not_resumed.as_object_mut().unwrap().remove("resumed");
+        let notice: HostNotice = serde_json::from_value(not_resumed.clone()).unwrap();
+        assert_eq!(
+            serde_json::to_value(&notice).unwrap(),
+            not_resumed,
+            "false is left out"
+        );
     }
 }

@@ -13,11 +13,14 @@ mod tool_meta;
 mod tool_namespace;
 
 pub use error_code::ErrorCode;
-pub use host_command::{ApprovalAnswer, HostCommand};
-pub use host_event::{ApprovalDecision, HostEvent, HostEventBody, HostNotice, MAIN_AGENT_ID};
+pub use host_command::{ApprovalAnswer, Attachment, HostCommand};
+pub use host_event::{
+    ApprovalDecision, BackgroundCommandStatus, HostEvent, HostEventBody, HostNotice, MAIN_AGENT_ID,
+};
 pub use message::{ContentPart, Message, Role, ToolCall, ToolResult};
 pub use session_event::{
-    HookOutcome, ImagePart, ReminderSource, SessionEvent, ToolCallMeta, ToolStatus, TurnEndReason,
+    AttachedText, HookOutcome, ImagePart, ReminderSource, SessionEvent, ToolCallMeta, ToolStatus,
+    TurnEndReason,
 };
 pub use tool_kind::ToolKind;
 pub use tool_meta::{CanonicalToolMeta, TOOL_META_KEY, TOOL_META_VERSION, tool_meta_schema};

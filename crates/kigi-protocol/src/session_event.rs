@@ -23,6 +23,15 @@ pub enum SessionEvent {
     UserMessage {
         text: String,
     },
+    /// What a person sent with the user message just before (`@path` in the terminal, an
+    /// editor's resources and images), as the model received it: files quoted in full,
+    /// images only for a model that reads them (otherwise a note in `files`).
+    UserAttachments {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<AttachedText>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImagePart>,
+    },
     /// A `<system-reminder>` kigi added to the conversation (completion requirement, a
     /// message for the agent, …).
     Reminder {
@@ -78,6 +87,9 @@ pub enum SessionEvent {
         output_tokens: u64,
         #[serde(default)]
         cached_input_tokens: u64,
+        /// The model's context window when known, so a transcript tells how full it was.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context_window: Option<u64>,
     },
     /// The model request failed and is being sent again.
     Retrying {
@@ -125,6 +137,14 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "String::is_empty")]
         message: String,
     },
+}
+
+/// A file or text attached to a user message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttachedText {
+    /// A path (relative to the session's folder when inside it) or a URI.
+    pub source: String,
+    pub text: String,
 }
 
 /// One image, base64-encoded.
@@ -206,5 +226,56 @@ impl SessionEvent {
     /// Live-only events are not written to the session file.
     pub fn is_live_only(&self) -> bool {
         matches!(self, Self::TextDelta { .. } | Self::ThinkingDelta { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn attachments_and_the_context_window_have_their_wire_names() {
+        let attachments = SessionEvent::UserAttachments {
+            files: vec![AttachedText {
+                source: "notes.md".into(),
+                text: "x".into(),
+            }],
+            images: vec![ImagePart {
+                media_type: "image/png".into(),
+                data: "AAAA".into(),
+            }],
+        };
+        let wire = json!({"type": "user_attachments",
+            "files": [{"source": "notes.md", "text": "x"}],
+            "images": [{"media_type": "image/png", "data": "AAAA"}]});
+        assert_eq!(serde_json::to_value(&attachments).unwrap(), wire);
+        assert_eq!(
+            serde_json::from_value::<SessionEvent>(wire).unwrap(),
+            attachments
+        );
+        let usage = SessionEvent::Usage {
+            input_tokens: 1,
+            output_tokens: 2,
+            cached_input_tokens: 0,
+            context_window: Some(100),
+        };
+        assert_eq!(
+            serde_json::to_value(&usage).unwrap(),
+            json!({"type": "usage", "input_tokens": 1, "output_tokens": 2,
+                   "cached_input_tokens": 0, "context_window": 100})
+        );
+        // Records written before the field read as an unknown window.
+        let old: SessionEvent =
+            serde_json::from_value(json!({"type": "usage", "input_tokens": 1, "output_tokens": 2}))
+                .unwrap();
+        assert!(matches!(
+            old,
+            SessionEvent::Usage {
+                context_window: None,
+                ..
+            }
+        ));
     }
 }

@@ -67,7 +67,7 @@ impl JsonSchema for ToolNamespace {
         json_schema!({
             "description": "The toolset a tool belongs to. A closed set: a new toolset fails strict deserialization on purpose.",
             "type": "string",
-            "enum": ["kigi", "kigi_concise", "kigi_hashline", "codex", "opencode", "mcp"]
+            "enum": ["kigi", "kigi_concise", "kigi_hashline", "codex", "opencode", "mcp", "external"]
         })
     }
 }

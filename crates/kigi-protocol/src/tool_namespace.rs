@@ -20,6 +20,8 @@ pub enum ToolNamespace {
     Opencode,
     #[serde(alias = "Mcp")]
     Mcp,
+    /// Another engine's tool (an executor child's): recorded, never run or approved by kigi.
+    External,
 }
 
 #[cfg(test)]

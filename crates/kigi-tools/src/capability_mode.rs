@@ -37,6 +37,13 @@ impl CapabilityMode {
         }
     }
 
+    /// Whether a tool of this kind, read-only or not, is available in this mode. `read-only`
+    /// also withholds the acting tools of kind `other` (clicking or typing in a browser acts
+    /// on the web even though it writes no file).
+    pub fn allows_tool(self, kind: ToolKind, read_only: bool) -> bool {
+        self.allows(kind) && !(self == Self::ReadOnly && kind == ToolKind::Other && !read_only)
+    }
+
     /// The wire spelling (`read-only`, …).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -89,6 +96,9 @@ mod tests {
     fn read_only_refuses_edits_shell_and_delegation() {
         let mode = CapabilityMode::ReadOnly;
         assert!(mode.allows(ToolKind::Read));
+        assert!(mode.allows_tool(ToolKind::Other, true));
+        assert!(!mode.allows_tool(ToolKind::Other, false));
+        assert!(CapabilityMode::ReadWrite.allows_tool(ToolKind::Other, false));
         assert!(mode.allows(ToolKind::Search));
         assert!(!mode.allows(ToolKind::Edit));
         assert!(!mode.allows(ToolKind::Execute));

@@ -25,7 +25,26 @@ pub struct ToolSpec {
 
 /// Tools an agent has only when it names them (in `tools` or its `completionRequirement`):
 /// they would cost every other agent prompt for nothing.
-const OPT_IN: &[&str] = &["complete_task"];
+/// The browser tools are opt-in too: only an agent that names them (`browser-use`) starts a
+/// browser.
+const OPT_IN: &[&str] = &[
+    "complete_task",
+    "browser_open",
+    "browser_snapshot",
+    "browser_click",
+    "browser_type",
+    "browser_press",
+    "browser_scroll",
+    "browser_wait",
+    "browser_screenshot",
+    "browser_console",
+];
+
+/// The tools implemented by a browser (the `kigi-browser` crate): an agent with any of them
+/// needs one on the machine.
+pub fn is_browser_tool(name: &str) -> bool {
+    name.starts_with("browser_") && OPT_IN.contains(&name)
+}
 
 impl ToolSpec {
     /// The name, when it is a constant (every built-in's is); `None` for a run-time tool.
@@ -202,6 +221,81 @@ const BUILT_IN: &[ToolSpec] = &[
         read_only: false,
         label: Cow::Borrowed("AgentSwarm"),
         input_keys: &["description"],
+    },
+    // The browser's: opening a page or acting on it reaches the web (ask like a command);
+    // reading what the browser shows changes nothing.
+    ToolSpec {
+        name: Cow::Borrowed("browser_open"),
+        // Opening a URL is a fetch: `WebFetch(domain:…)` rules and the fetch checks judge it.
+        kind: ToolKind::WebFetch,
+        description: Cow::Borrowed("Open a URL in the browser; returns the page snapshot."),
+        read_only: false,
+        label: Cow::Borrowed("BrowserOpen"),
+        input_keys: &["url"],
+    },
+    ToolSpec {
+        name: Cow::Borrowed("browser_snapshot"),
+        kind: ToolKind::Other,
+        description: Cow::Borrowed("The page as text, interactive elements numbered [n]."),
+        read_only: true,
+        label: Cow::Borrowed("BrowserSnapshot"),
+        input_keys: &[],
+    },
+    ToolSpec {
+        name: Cow::Borrowed("browser_click"),
+        kind: ToolKind::Other,
+        description: Cow::Borrowed("Click element [n] of the last snapshot."),
+        read_only: false,
+        label: Cow::Borrowed("BrowserClick"),
+        input_keys: &["element"],
+    },
+    ToolSpec {
+        name: Cow::Borrowed("browser_type"),
+        kind: ToolKind::Other,
+        description: Cow::Borrowed("Type text into element [n] (replacing its value)."),
+        read_only: false,
+        label: Cow::Borrowed("BrowserType"),
+        input_keys: &["element"],
+    },
+    ToolSpec {
+        name: Cow::Borrowed("browser_press"),
+        kind: ToolKind::Other,
+        description: Cow::Borrowed("Press keys (Enter, Tab, Escape, arrows, a character)."),
+        read_only: false,
+        label: Cow::Borrowed("BrowserPress"),
+        input_keys: &["keys"],
+    },
+    ToolSpec {
+        name: Cow::Borrowed("browser_scroll"),
+        kind: ToolKind::Other,
+        description: Cow::Borrowed("Scroll the page, or element [n] into view."),
+        read_only: true,
+        label: Cow::Borrowed("BrowserScroll"),
+        input_keys: &["element"],
+    },
+    ToolSpec {
+        name: Cow::Borrowed("browser_wait"),
+        kind: ToolKind::Other,
+        description: Cow::Borrowed("Wait until the page shows some text (at most 30 s)."),
+        read_only: true,
+        label: Cow::Borrowed("BrowserWait"),
+        input_keys: &["text"],
+    },
+    ToolSpec {
+        name: Cow::Borrowed("browser_screenshot"),
+        kind: ToolKind::Other,
+        description: Cow::Borrowed("A PNG screenshot of the page."),
+        read_only: true,
+        label: Cow::Borrowed("BrowserScreenshot"),
+        input_keys: &[],
+    },
+    ToolSpec {
+        name: Cow::Borrowed("browser_console"),
+        kind: ToolKind::Other,
+        description: Cow::Borrowed("The page's console messages and errors since the last read."),
+        read_only: true,
+        label: Cow::Borrowed("BrowserConsole"),
+        input_keys: &[],
     },
     ToolSpec {
         name: Cow::Borrowed("spawn_subagent"),

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::builtin::todo_write::TodoItem;
 use crate::editor_files::EditorFiles;
+use crate::editor_terminal::EditorTerminal;
 use crate::path_resolution::resolve_path;
 use crate::private_address::PrivateHostAllowance;
 use crate::sandbox::SandboxPolicy;
@@ -52,6 +53,12 @@ pub struct ToolContext {
     /// When set, `read_file`, `write_file` and `search_replace` read and write through the
     /// editor kigi runs in (after judging the path as always).
     pub editor_files: Option<Arc<dyn EditorFiles>>,
+    /// When set, `run_terminal_cmd` runs a foreground command in the editor's terminal, but
+    /// only while [`Self::sandbox`] is unconfined (the editor's terminal is outside it).
+    pub editor_terminal: Option<Arc<dyn EditorTerminal>>,
+    /// The id of the call being run (the runtime sets it per call), for a seam that shows
+    /// the call's work in the editor.
+    pub call_id: Option<String>,
     /// Hosts `web_fetch` may reach at a loopback or private address (those allow rules
     /// name); `None`: none.
     pub private_hosts: Option<Arc<dyn PrivateHostAllowance>>,
@@ -71,6 +78,8 @@ impl ToolContext {
             secrets: SecretPaths::default(),
             sandbox: SandboxPolicy::full_access(),
             editor_files: None,
+            editor_terminal: None,
+            call_id: None,
             private_hosts: None,
         }
     }

@@ -56,11 +56,27 @@ impl TaskReport {
     }
 }
 
+/// Told when a task starts and ends, so a front end can show background commands without
+/// polling (the session reports them as host notices).
+pub trait TaskWatcher: Send + Sync {
+    fn started(&self, id: &str, command: &str);
+    fn ended(&self, id: &str, state: &TaskState);
+}
+
 /// The session's background tasks.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct TaskRegistry {
     next: AtomicU64,
     tasks: Mutex<BTreeMap<String, Task>>,
+    watcher: Mutex<Option<Arc<dyn TaskWatcher>>>,
+}
+
+impl std::fmt::Debug for TaskRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskRegistry")
+            .field("tasks", &self.ids())
+            .finish_non_exhaustive()
+    }
 }
 
 impl TaskRegistry {
@@ -78,10 +94,19 @@ impl TaskRegistry {
         let (state_tx, state_rx) = watch::channel(TaskState::Running);
         let cancel = CancellationToken::new();
         let task_cancel = cancel.clone();
+        let watcher = self.watcher();
+        if let Some(watcher) = &watcher {
+            watcher.started(&id, command);
+        }
+        let task_id = id.clone();
         tokio::spawn(async move {
             // Dropped with the runtime, this future's process group dies with it.
             let ending = shell::wait(spawned, None, &task_cancel).await;
-            let _ = state_tx.send(TaskState::Ended(ending));
+            let state = TaskState::Ended(ending);
+            if let Some(watcher) = watcher {
+                watcher.ended(&task_id, &state);
+            }
+            let _ = state_tx.send(state);
         });
         let task = Task {
             command: command.to_owned(),
@@ -114,6 +139,18 @@ impl TaskRegistry {
             state,
             output,
         })
+    }
+
+    /// Tells `watcher` of every task started from now on (replacing an earlier watcher).
+    pub fn set_watcher(&self, watcher: Arc<dyn TaskWatcher>) {
+        *self.watcher.lock().unwrap_or_else(|p| p.into_inner()) = Some(watcher);
+    }
+
+    fn watcher(&self) -> Option<Arc<dyn TaskWatcher>> {
+        self.watcher
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Cancels a task; `false` for an unknown id.

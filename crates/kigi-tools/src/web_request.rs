@@ -46,6 +46,9 @@ pub enum WebError {
     /// A search service needs an API key and none is set.
     #[error("web search through {service} needs an API key: {detail}")]
     MissingKey { service: String, detail: String },
+    /// A search service lacks a setting it needs (Kimi's `model`).
+    #[error("web search through {service} needs {detail}")]
+    Unconfigured { service: String, detail: String },
     /// A service answered with an error status.
     #[error("{service} answered {status}: {body}")]
     Refused {

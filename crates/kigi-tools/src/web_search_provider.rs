@@ -1,5 +1,6 @@
 //! The search services `web_search` can use, each with its request and its answer's shape:
-//! SearXNG (`/search?format=json`), Brave's Web Search API and Tavily. kigi has no default
+//! SearXNG (`/search?format=json`), Brave's Web Search API, Tavily, and the Kimi API's
+//! built-in `$web_search` (its exchange is in [`crate::kimi_search`]). kigi has no default
 //! service: the user names one in `[web_search]`.
 //!
 //! The rule: parsing an answer is a pure function of its bytes, so every provider's shape is
@@ -23,23 +24,28 @@ pub enum WebSearchProvider {
     Brave,
     /// Tavily's search API (`api_key_env` is required).
     Tavily,
+    /// The Kimi API's built-in `$web_search` on a Kimi endpoint (`url`, `api_key_env` and
+    /// `model` are required).
+    Kimi,
 }
 
 impl WebSearchProvider {
-    pub const ALL: [WebSearchProvider; 3] = [Self::Searxng, Self::Brave, Self::Tavily];
+    pub const ALL: [WebSearchProvider; 4] = [Self::Searxng, Self::Brave, Self::Tavily, Self::Kimi];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Searxng => "searxng",
             Self::Brave => "brave",
             Self::Tavily => "tavily",
+            Self::Kimi => "kimi",
         }
     }
 
     /// The service's own endpoint, for the providers that have one.
     pub fn default_url(self) -> Option<&'static str> {
         match self {
-            Self::Searxng => None,
+            // Kimi has endpoints in more than one region: the user picks one.
+            Self::Searxng | Self::Kimi => None,
             Self::Brave => Some("https://api.search.brave.com/res/v1/web/search"),
             Self::Tavily => Some("https://api.tavily.com/search"),
         }
@@ -57,9 +63,9 @@ impl fmt::Display for WebSearchProvider {
     }
 }
 
-/// A provider name that is not one of the three.
+/// A provider name that is not one of the four.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown web search provider `{0}` (expected searxng, brave or tavily)")]
+#[error("unknown web search provider `{0}` (expected searxng, brave, tavily or kimi)")]
 pub struct UnknownWebSearchProvider(pub String);
 
 impl FromStr for WebSearchProvider {
@@ -96,6 +102,8 @@ pub fn parse_hits(
     let (list, snippet_key) = match provider {
         WebSearchProvider::Searxng | WebSearchProvider::Tavily => (&value["results"], "content"),
         WebSearchProvider::Brave => (&value["web"]["results"], "description"),
+        // Kimi answers in prose ([`crate::kimi_search`]), never with a hit list.
+        WebSearchProvider::Kimi => return Err(unusable("kimi answers in text".into())),
     };
     let Some(list) = list.as_array() else {
         // An empty Brave answer has no `web` at all.
@@ -234,8 +242,8 @@ mod tests {
             assert_eq!(provider.as_str().parse(), Ok(provider));
         }
         assert_eq!(
-            "kimi".parse::<WebSearchProvider>().unwrap_err().to_string(),
-            "unknown web search provider `kimi` (expected searxng, brave or tavily)"
+            "bing".parse::<WebSearchProvider>().unwrap_err().to_string(),
+            "unknown web search provider `bing` (expected searxng, brave, tavily or kimi)"
         );
     }
 }

@@ -59,6 +59,7 @@ fn main() {
                 model_source: "parent".into(),
                 background: true,
                 worktree: None,
+                resumed: false,
             }),
         });
     }
@@ -119,6 +120,17 @@ fn main() {
         1.0 / swarm.as_secs_f64()
     );
 
+    let (load, first_block, streaming) = code_block_frames(rounds);
+    println!(
+        "syntax set load (once, at the first highlighted block): {:.1} ms",
+        ms(load)
+    );
+    println!(
+        "200-line rust block: first render {:.2} ms, then {:.3} ms a frame while it streams in",
+        ms(first_block),
+        ms(streaming)
+    );
+
     let idle = idle_cpu(Duration::from_secs(10));
     println!(
         "idle loop over 10 s: {:.1} ms CPU ({:.3}%)",
@@ -159,6 +171,7 @@ fn swarm_frame(rounds: usize) -> Duration {
             model_source: "parent".into(),
             background: false,
             worktree: None,
+            resumed: false,
         })));
         app.on_host_event(&child(HostEventBody::Notice(
             HostNotice::SubagentActivity {
@@ -180,6 +193,30 @@ fn swarm_frame(rounds: usize) -> Duration {
         render_live(&app, buffer.area, &mut buffer);
     }
     start.elapsed() / rounds as u32
+}
+
+/// The one-off load of the syntaxes; the first render of an answer holding a 200-line Rust
+/// block; and one frame of that answer while its block grows a line a frame (what a streaming
+/// code block costs once its earlier lines are memoised).
+fn code_block_frames(rounds: usize) -> (Duration, Duration, Duration) {
+    let theme = Theme::new(ThemeName::Night, false);
+    let start = Instant::now();
+    let _ = kigi_tui::code_highlight::classify_fresh("rust", "fn x() {}\n");
+    let load = start.elapsed();
+    let line = |i: usize| format!("    let value_{i} = compute(&items, \"label\", {i}); // note\n");
+    let mut answer = String::from("Here:\n\n```rust\n");
+    for i in 0..200 {
+        answer.push_str(&line(i));
+    }
+    let start = Instant::now();
+    let _ = kigi_tui::markdown::render_markdown(&answer, WIDTH as usize, &theme);
+    let first = start.elapsed();
+    let start = Instant::now();
+    for i in 0..rounds {
+        answer.push_str(&line(200 + i));
+        let _ = kigi_tui::markdown::render_markdown(&answer, WIDTH as usize, &theme);
+    }
+    (load, first, start.elapsed() / rounds as u32)
 }
 
 fn ms(d: Duration) -> f64 {

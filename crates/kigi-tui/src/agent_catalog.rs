@@ -5,9 +5,9 @@
 //! The rule: names, descriptions, paths and prompts come from repository files; every text
 //! is made printable here (control characters shown, never sent to the terminal).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use kigi_agent::{Discovery, PersonaSet, ToolSelection};
+use kigi_agent::{DEFAULT_AGENT, Discovery, OverlaySource, PersonaSet, Scope, ToolSelection};
 
 /// One row of the modal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +24,12 @@ pub struct CatalogEntry {
     pub note: String,
     /// The definition as the modal shows it when opened.
     pub detail: String,
+    /// Whether the type may be spawned (`[subagents.toggle]`); `None` for rows that are not a
+    /// spawnable type (the main agent, shadowed files, personas).
+    pub enabled: Option<bool>,
+    /// The file a person may edit or delete; `None` for built-in agents and bundled or
+    /// `config.toml` personas (read-only here).
+    pub file: Option<PathBuf>,
 }
 
 /// The agents and personas visible from a folder.
@@ -44,6 +50,14 @@ pub fn printable(text: &str) -> String {
 
 fn first_line(text: &str) -> String {
     printable(text.lines().next().unwrap_or_default())
+}
+
+/// The definition file a person may change: any file but a built-in's.
+fn editable_file(scope: Scope, source: Option<&Path>) -> Option<PathBuf> {
+    match scope {
+        Scope::BuiltIn => None,
+        _ => source.map(Path::to_path_buf),
+    }
 }
 
 /// Reads the catalog for `cwd` (the definition files and persona files).
@@ -94,6 +108,9 @@ pub fn load_catalog(discovery: &Discovery, cwd: &Path) -> AgentCatalog {
                     "folder not trusted: hooks and MCP servers dropped".to_owned()
                 },
                 detail: printable(&detail),
+                enabled: (def.name != DEFAULT_AGENT)
+                    .then(|| discovery.subagents.type_enabled(&def.name)),
+                file: editable_file(agent.scope, def.source.as_deref()),
             }
         })
         .collect();
@@ -115,6 +132,8 @@ pub fn load_catalog(discovery: &Discovery, cwd: &Path) -> AgentCatalog {
                 agent.origin(),
                 agent.definition.body.trim_end()
             )),
+            enabled: None,
+            file: editable_file(agent.scope, agent.definition.source.as_deref()),
         });
     }
     let mut diagnostics: Vec<String> = report
@@ -157,6 +176,13 @@ pub fn load_catalog(discovery: &Discovery, cwd: &Path) -> AgentCatalog {
                     printable(&format!("shadows {}", shadows.join(", ")))
                 },
                 detail: printable(&detail),
+                enabled: None,
+                file: match &entry.source {
+                    OverlaySource::Project { path } | OverlaySource::User { path } => {
+                        Some(path.clone())
+                    }
+                    OverlaySource::Config { .. } | OverlaySource::Bundled => None,
+                },
             }
         })
         .collect();

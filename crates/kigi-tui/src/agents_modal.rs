@@ -1,12 +1,18 @@
 //! The agents modal (`/config-agents`, alias `/agents`; `/personas` opens its Personas tab):
 //! two tabs listing the discovered agent definitions and the personas, each row with its name,
-//! scope, description, source file and what it shadows or why it is ignored; Enter shows one's
-//! definition.
+//! scope, whether the type is on, description, source file and what it shadows or why it is
+//! ignored. Enter shows one's definition; Space switches a subagent type on or off, `n`
+//! creates an agent (the starter of `kigi agents new`), `e` edits a definition file in
+//! `$EDITOR`, `d` deletes one after a yes.
 //!
-//! The rule: the modal only reads. Toggling, creating, editing and deleting are not offered
-//! here until they exist (no row offers an action that does nothing).
+//! The rule: the modal is pure state; what touches files or the session is an [`Action`] the
+//! event loop carries out (a toggle is sent to the host as `SetSubagentEnabled` and, once
+//! taken, shown and persisted in `[subagents.toggle]`: [`crate::subagent_toggles`]). Built-in agents and bundled personas are read-only: no key offers
+//! to change them.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
 
 use crate::agent_catalog::{AgentCatalog, CatalogEntry};
@@ -34,6 +40,12 @@ pub struct AgentsModal {
     /// The selected entry's definition is shown, scrolled down this many rows.
     pub detail: Option<usize>,
     pub catalog: AgentCatalog,
+    /// The name of the agent being created (`n`), until Enter.
+    pub naming: Option<String>,
+    /// The file a delete waits for a yes on.
+    pub confirm_delete: Option<PathBuf>,
+    /// What the last action did (or why it could not).
+    pub notice: Option<String>,
 }
 
 impl AgentsModal {
@@ -43,6 +55,23 @@ impl AgentsModal {
             selected: 0,
             detail: None,
             catalog,
+            naming: None,
+            confirm_delete: None,
+            notice: None,
+        }
+    }
+
+    /// The catalog read again (after a file changed), the selection kept where it can be.
+    pub fn reload(&mut self, catalog: AgentCatalog) {
+        self.catalog = catalog;
+        self.selected = self.selected.min(self.entries().len().saturating_sub(1));
+        self.detail = None;
+    }
+
+    /// Selects the entry named `name` on this tab, if there is one.
+    pub fn select(&mut self, name: &str) {
+        if let Some(at) = self.entries().iter().position(|e| e.name == name) {
+            self.selected = at;
         }
     }
 
@@ -51,6 +80,102 @@ impl AgentsModal {
             AgentsTab::Agents => &self.catalog.agents,
             AgentsTab::Personas => &self.catalog.personas,
         }
+    }
+
+    /// A key for the open modal; `None` closes it.
+    fn key(&mut self, key: KeyEvent) -> Option<Vec<Action>> {
+        let count = self.entries().len();
+        if let Some(name) = &mut self.naming {
+            match key.code {
+                KeyCode::Esc => self.naming = None,
+                KeyCode::Backspace => {
+                    name.pop();
+                }
+                KeyCode::Char(ch) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    name.push(ch);
+                }
+                KeyCode::Enter => {
+                    let name = name.trim().to_owned();
+                    self.naming = None;
+                    if !name.is_empty() {
+                        return Some(vec![Action::CreateAgent(name)]);
+                    }
+                }
+                _ => {}
+            }
+            return Some(Vec::new());
+        }
+        if let Some(path) = self.confirm_delete.take() {
+            if matches!(key.code, KeyCode::Char('y' | 'Y')) {
+                return Some(vec![Action::DeleteDefinition(path)]);
+            }
+            return Some(Vec::new());
+        }
+        if let Some(scroll) = &mut self.detail {
+            match key.code {
+                KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => self.detail = None,
+                KeyCode::Up => *scroll = scroll.saturating_sub(1),
+                KeyCode::Down => *scroll += 1,
+                KeyCode::PageUp => *scroll = scroll.saturating_sub(DETAIL_ROWS),
+                KeyCode::PageDown => *scroll += DETAIL_ROWS,
+                _ => {}
+            }
+            return Some(Vec::new());
+        }
+        // A notice answers the key before; the next one replaces it.
+        self.notice = None;
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => return None,
+            KeyCode::Tab | KeyCode::BackTab | KeyCode::Left | KeyCode::Right => {
+                self.tab = match self.tab {
+                    AgentsTab::Agents => AgentsTab::Personas,
+                    AgentsTab::Personas => AgentsTab::Agents,
+                };
+                self.selected = 0;
+            }
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
+            KeyCode::Enter if count > 0 => self.detail = Some(0),
+            KeyCode::Char(' ') if self.tab == AgentsTab::Agents => {
+                let selected = self.selected.min(count.saturating_sub(1));
+                if let Some(entry) = self.catalog.agents.get(selected) {
+                    match entry.enabled {
+                        // The row changes once the host took the switch.
+                        Some(enabled) => {
+                            return Some(vec![Action::ToggleSubagent {
+                                agent_type: entry.name.clone(),
+                                enabled: !enabled,
+                            }]);
+                        }
+                        None => {
+                            self.notice = Some(format!(
+                                "{} is not a subagent type that can be switched off",
+                                entry.name
+                            ));
+                        }
+                    }
+                }
+            }
+            KeyCode::Char('n') if self.tab == AgentsTab::Agents => {
+                self.notice = None;
+                self.naming = Some(String::new());
+            }
+            KeyCode::Char(c @ ('e' | 'd')) => {
+                let selected = self.selected.min(count.saturating_sub(1));
+                let Some(entry) = self.entries().get(selected) else {
+                    return Some(Vec::new());
+                };
+                match (entry.file.clone(), c) {
+                    (Some(path), 'e') => return Some(vec![Action::EditDefinition(path)]),
+                    (Some(path), _) => self.confirm_delete = Some(path),
+                    (None, _) => {
+                        self.notice = Some(format!("{} is {}: read-only", entry.name, entry.scope));
+                    }
+                }
+            }
+            _ => {}
+        }
+        Some(Vec::new())
     }
 }
 
@@ -99,16 +224,25 @@ pub fn agents_modal_lines(modal: &AgentsModal, width: usize, theme: &Theme) -> V
             theme.text
         };
         let pointer = if i == selected { "›" } else { " " };
+        let state = match entry.enabled {
+            Some(true) => Span::styled("on   ", theme.ok),
+            Some(false) => Span::styled("off  ", theme.warning),
+            None => Span::raw("     "),
+        };
         out.push(Line::from(vec![
             Span::styled(format!("{pointer} "), theme.accent),
             Span::styled(format!("{:<16} ", truncate(&entry.name, 16)), style),
             Span::styled(format!("{:<9} ", entry.scope), theme.dim),
+            state,
             Span::styled(
-                truncate(&entry.description, width.saturating_sub(29)),
+                truncate(&entry.description, width.saturating_sub(34)),
                 theme.text,
             ),
         ]));
         let mut second = format!("    {}", entry.source);
+        if entry.file.is_none() {
+            second.push_str("  (read-only)");
+        }
         if !entry.note.is_empty() {
             second.push_str(&format!("  ({})", entry.note));
         }
@@ -127,48 +261,59 @@ pub fn agents_modal_lines(modal: &AgentsModal, width: usize, theme: &Theme) -> V
             theme.warning,
         ));
     }
-    out.push(Line::styled(
-        truncate(
-            "↑↓ select · Enter shows the definition · Tab switches tabs · Esc closes",
-            width,
-        ),
-        theme.dim,
-    ));
+    if let Some(notice) = &modal.notice {
+        out.push(Line::styled(truncate(notice, width), theme.accent));
+    }
+    let footer = if let Some(name) = &modal.naming {
+        Line::from(vec![
+            Span::styled("New agent's name: ", theme.accent),
+            Span::styled(format!("{name}▏"), theme.text),
+            Span::styled(
+                "  Enter creates it in .kigi/agents/ · Esc cancels",
+                theme.dim,
+            ),
+        ])
+    } else if let Some(path) = &modal.confirm_delete {
+        Line::styled(
+            format!(
+                "Delete {}? y deletes it · n or Esc keeps it",
+                path.display()
+            ),
+            theme.warning,
+        )
+    } else {
+        let keys = match modal.tab {
+            AgentsTab::Agents => {
+                "↑↓ · Enter shows · Space on/off · n new · e edit · d delete · Tab · Esc"
+            }
+            AgentsTab::Personas => "↑↓ · Enter shows · e edit · d delete · Tab · Esc closes",
+        };
+        Line::styled(keys, theme.dim)
+    };
+    let footer_width = footer.width();
+    if footer_width > width {
+        out.push(Line::styled(
+            truncate(&footer.to_string(), width),
+            footer.spans.first().map(|s| s.style).unwrap_or(theme.dim),
+        ));
+    } else {
+        out.push(footer);
+    }
     out
 }
 
 impl App {
     /// A key while the agents modal is open.
     pub(crate) fn agents_key(&mut self, key: KeyEvent) -> Vec<Action> {
-        let Some(modal) = &mut self.agents else {
+        let Some(mut modal) = self.agents.take() else {
             return Vec::new();
         };
-        let count = modal.entries().len();
-        if let Some(scroll) = &mut modal.detail {
-            match key.code {
-                KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => modal.detail = None,
-                KeyCode::Up => *scroll = scroll.saturating_sub(1),
-                KeyCode::Down => *scroll += 1,
-                KeyCode::PageUp => *scroll = scroll.saturating_sub(DETAIL_ROWS),
-                KeyCode::PageDown => *scroll += DETAIL_ROWS,
-                _ => {}
+        match modal.key(key) {
+            Some(actions) => {
+                self.agents = Some(modal);
+                actions
             }
-            return Vec::new();
+            None => Vec::new(),
         }
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('q') => self.agents = None,
-            KeyCode::Tab | KeyCode::BackTab | KeyCode::Left | KeyCode::Right => {
-                modal.tab = match modal.tab {
-                    AgentsTab::Agents => AgentsTab::Personas,
-                    AgentsTab::Personas => AgentsTab::Agents,
-                };
-                modal.selected = 0;
-            }
-            KeyCode::Up => modal.selected = modal.selected.saturating_sub(1),
-            KeyCode::Down => modal.selected = (modal.selected + 1).min(count.saturating_sub(1)),
-            KeyCode::Enter if count > 0 => modal.detail = Some(0),
-            _ => {}
-        }
-        Vec::new()
     }
 }

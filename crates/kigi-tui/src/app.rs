@@ -1,5 +1,6 @@
-//! The terminal's state and what keys and host events do to it: a pure state machine that
-//! returns [`Action`]s (commands for the host, a reopen, quit) for the event loop to carry out.
+//! The terminal's state and what host events and pastes do to it: a pure state machine that
+//! returns [`Action`]s (commands for the host, a reopen, quit) for the event loop to carry out
+//! (what keys do is `prompt_keys`', and each modal's own file's).
 //!
 //! The rule: nothing here does I/O or holds session logic; every effect on the session is a
 //! [`kigi_protocol::HostCommand`] the loop submits, so what the terminal does, an editor or
@@ -8,7 +9,6 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use kigi_agent::PermissionMode;
 use kigi_protocol::{HostCommand, HostEvent, HostEventBody, HostNotice, SessionEvent};
 
@@ -17,27 +17,26 @@ use crate::agents_modal::{AgentsModal, AgentsTab};
 use crate::approval::PendingApproval;
 use crate::composer::Composer;
 use crate::framed_view::Framed;
+use crate::history_cell::HistoryCell;
 use crate::history_search::HistorySearch;
 use crate::input_history::InputHistory;
 use crate::palette::Palette;
 use crate::session_picker::Picker;
-use crate::slash;
 use crate::tasks_pane::TasksPane;
 use crate::theme::Theme;
-use crate::transcript::{HistoryCell, Transcript};
-
-/// Shift+Tab cycles these.
-const MODE_CYCLE: [PermissionMode; 3] = [
-    PermissionMode::Default,
-    PermissionMode::AcceptEdits,
-    PermissionMode::Plan,
-];
+use crate::transcript::Transcript;
 
 /// What the event loop does for the state machine.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Submit this to the session.
     Command(HostCommand),
+    /// Send a user turn with the files its `@` mentions name attached (the loop asks the
+    /// file system which mentions are files: [`crate::attachments::attached_files`]).
+    Turn {
+        text: String,
+        mentions: Vec<String>,
+    },
     /// Close this session and open another.
     Reopen(Reopen),
     /// List this folder's sessions for the `/resume` picker.
@@ -48,6 +47,19 @@ pub enum Action {
     OpenAgents(AgentsTab),
     /// Cancel this child (the tasks pane's `k`, confirmed).
     KillSubagent(String),
+    /// Switch a subagent type on or off: sent to the host (`SetSubagentEnabled`) so the next
+    /// request's spawn tools follow it, and once the host took it, recorded and persisted in
+    /// `[subagents.toggle]` ([`crate::subagent_toggles::switch_subagent`]).
+    ToggleSubagent {
+        agent_type: String,
+        enabled: bool,
+    },
+    /// Write the starter definition `.kigi/agents/<name>.md` and open it in `$EDITOR`.
+    CreateAgent(String),
+    /// Open this definition file in `$EDITOR` (the terminal suspended meanwhile).
+    EditDefinition(std::path::PathBuf),
+    /// Delete this definition file (confirmed).
+    DeleteDefinition(std::path::PathBuf),
     Quit,
 }
 
@@ -56,8 +68,6 @@ pub enum Action {
 pub enum Reopen {
     New,
     Resume(String),
-    /// This session again, on another model.
-    Model(String),
 }
 
 /// Everything the terminal shows.
@@ -103,6 +113,9 @@ pub struct App {
     pub agents: Option<AgentsModal>,
     /// Ctrl+P: the command palette.
     pub palette: Option<Palette>,
+    /// Subagent types switched on or off in this terminal and taken by the host (the agents
+    /// modal shows these over the configuration; each session opened is sent them again).
+    pub type_toggles: std::collections::BTreeMap<String, bool>,
 }
 
 impl App {
@@ -134,13 +147,14 @@ impl App {
             framed: None,
             agents: None,
             palette: None,
+            type_toggles: std::collections::BTreeMap::new(),
         }
     }
 
     /// Opens the agents modal on `tab` with what was discovered.
     pub fn open_agents(&mut self, catalog: AgentCatalog, tab: AgentsTab) {
         self.palette = None;
-        self.agents = Some(AgentsModal::new(catalog, tab));
+        self.agents = Some(AgentsModal::new(self.with_toggles(catalog), tab));
     }
 
     /// Takes a host event.
@@ -183,6 +197,16 @@ impl App {
                     }
                 }
             }
+            HostEventBody::Notice(HostNotice::ModelChanged {
+                model,
+                context_window,
+            }) if event.is_main() => {
+                // Unknown here means the loop looks the window up for the new model.
+                self.context_window = *context_window;
+                self.transcript.cells.push(HistoryCell::Info(format!(
+                    "Model: {model} from the next turn"
+                )));
+            }
             HostEventBody::Session(SessionEvent::UserMessage { text }) if event.is_main() => {
                 if let Some(at) = self.queued.iter().position(|q| q == text) {
                     self.queued.remove(at);
@@ -205,296 +229,64 @@ impl App {
 
     /// Takes a bracketed paste.
     pub fn on_paste(&mut self, text: &str) {
-        match &mut self.deny_reason {
-            Some(reason) => reason.push_str(&text.replace(['\r', '\n'], " ")),
-            None => self.composer.paste(text),
+        let message = self.framed.as_mut().and_then(|f| f.message.as_mut());
+        match (&mut self.deny_reason, message) {
+            (Some(reason), _) => reason.push_str(&text.replace(['\r', '\n'], " ")),
+            (None, Some(message)) => message.push_str(&text.replace(['\r', '\n'], " ")),
+            (None, None) => self.composer.paste(text),
         }
     }
+}
 
-    /// Takes a key press.
-    pub fn on_key(&mut self, key: KeyEvent) -> Vec<Action> {
-        if key.kind != KeyEventKind::Press {
-            return Vec::new();
-        }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if !(ctrl && key.code == KeyCode::Char('c')) {
-            self.quit_armed = false;
-        }
-        if self.picker.is_some() {
-            return self.picker_key(key);
-        }
-        if !(self.approvals.is_empty() || ctrl && key.code == KeyCode::Char('c')) {
-            return self.approval_key(key);
-        }
-        if self.agents.is_some() {
-            return self.agents_key(key);
-        }
-        if self.palette.is_some() {
-            return self.palette_key(key);
-        }
-        if self.history_search.is_some() {
-            self.search_key(key);
-            return Vec::new();
-        }
-        let ctrl_c = ctrl && key.code == KeyCode::Char('c');
-        if self.framed.is_some() && !ctrl_c {
-            return self.framed_key(key);
-        }
-        if self.tasks.is_some() && !ctrl_c {
-            return self.tasks_key(key);
-        }
-        match key.code {
-            KeyCode::Char('b') if ctrl => {
-                self.toggle_tasks();
-                Vec::new()
-            }
-            KeyCode::Char('t') if ctrl => {
-                self.todos_open = !self.todos_open;
-                Vec::new()
-            }
-            KeyCode::Char('p') if ctrl => {
-                self.palette = Some(Palette::default());
-                Vec::new()
-            }
-            KeyCode::Char('f') if ctrl => {
-                if !self.open_newest_child(false) {
-                    self.transcript
-                        .cells
-                        .push(HistoryCell::Info("No subagent to open yet".into()));
-                }
-                Vec::new()
-            }
-            KeyCode::Enter if self.composer.is_empty() && self.open_newest_child(true) => {
-                Vec::new()
-            }
-            KeyCode::Char('r') if ctrl => {
-                self.history_search = Some(HistorySearch::default());
-                Vec::new()
-            }
-            KeyCode::Char('c') if ctrl => self.ctrl_c(),
-            KeyCode::Char('d') if ctrl => {
-                if self.composer.is_empty() {
-                    vec![Action::Quit]
-                } else {
-                    self.composer.delete();
-                    Vec::new()
-                }
-            }
-            KeyCode::Char('j') if ctrl => {
-                self.composer.insert_char('\n');
-                Vec::new()
-            }
-            KeyCode::Char('a') if ctrl => {
-                self.composer.home();
-                Vec::new()
-            }
-            KeyCode::Char('e') if ctrl => {
-                self.composer.end();
-                Vec::new()
-            }
-            KeyCode::Char('u') if ctrl => {
-                self.composer.delete_to_line_start();
-                Vec::new()
-            }
-            KeyCode::Char('w') if ctrl => {
-                self.composer.delete_word();
-                Vec::new()
-            }
-            KeyCode::Char(ch) if !ctrl => {
-                self.composer.insert_char(ch);
-                self.slash_selected = 0;
-                self.mention_selected = 0;
-                if self.files.is_none() && self.composer.mention().is_some() {
-                    self.files = Some(Vec::new());
-                    return vec![Action::ListFiles];
-                }
-                Vec::new()
-            }
-            KeyCode::Enter
-                if key
-                    .modifiers
-                    .intersects(KeyModifiers::SHIFT | KeyModifiers::ALT) =>
-            {
-                self.composer.insert_char('\n');
-                Vec::new()
-            }
-            KeyCode::Enter | KeyCode::Tab if !self.mention_matches().is_empty() => {
-                self.complete_mention();
-                Vec::new()
-            }
-            KeyCode::Enter => self.enter(),
-            KeyCode::Tab => {
-                self.complete_slash();
-                Vec::new()
-            }
-            KeyCode::BackTab => self.cycle_mode(),
-            KeyCode::Esc => {
-                if self.busy {
-                    vec![Action::Command(HostCommand::Interrupt)]
-                } else {
-                    Vec::new()
-                }
-            }
-            KeyCode::Backspace => {
-                self.composer.backspace();
-                Vec::new()
-            }
-            KeyCode::Delete => {
-                self.composer.delete();
-                Vec::new()
-            }
-            KeyCode::Left => {
-                self.composer.left();
-                Vec::new()
-            }
-            KeyCode::Right => {
-                self.composer.right();
-                Vec::new()
-            }
-            KeyCode::Home => {
-                self.composer.home();
-                Vec::new()
-            }
-            KeyCode::End => {
-                self.composer.end();
-                Vec::new()
-            }
-            KeyCode::Up => {
-                self.up_down(true);
-                Vec::new()
-            }
-            KeyCode::Down => {
-                self.up_down(false);
-                Vec::new()
-            }
-            _ => Vec::new(),
-        }
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::theme::ThemeName;
+
+    fn app() -> App {
+        App::new(
+            Theme::new(ThemeName::Night, true),
+            InputHistory::default(),
+            PermissionMode::Default,
+            "/repo".into(),
+        )
     }
 
-    fn ctrl_c(&mut self) -> Vec<Action> {
-        if self.busy {
-            return vec![Action::Command(HostCommand::Interrupt)];
-        }
-        if !self.composer.is_empty() {
-            self.composer.take();
-            return Vec::new();
-        }
-        if self.quit_armed {
-            return vec![Action::Quit];
-        }
-        self.quit_armed = true;
-        Vec::new()
-    }
-
-    /// The files the `@` mention at the cursor may mean.
-    pub fn mention_matches(&self) -> Vec<&str> {
-        match (self.composer.mention(), &self.files) {
-            (Some((_, query)), Some(files)) => crate::file_mention::matches(files, query),
-            _ => Vec::new(),
-        }
-    }
-
-    fn complete_mention(&mut self) {
-        let matches = self.mention_matches();
-        let Some(path) = matches
-            .get(self.mention_selected.min(matches.len().saturating_sub(1)))
-            .map(|p| (*p).to_owned())
-        else {
-            return;
-        };
-        if let Some((start, _)) = self.composer.mention() {
-            self.composer.complete_mention(start, &path);
-        }
-        self.mention_selected = 0;
-    }
-
-    fn up_down(&mut self, up: bool) {
-        let mentions = self.mention_matches().len();
-        if mentions > 0 {
-            self.mention_selected = if up {
-                (self.mention_selected + mentions - 1) % mentions
-            } else {
-                (self.mention_selected + 1) % mentions
-            };
-            return;
-        }
-        let completions = slash::completions(self.composer.text());
-        if !completions.is_empty() {
-            let n = completions.len();
-            self.slash_selected = if up {
-                (self.slash_selected + n - 1) % n
-            } else {
-                (self.slash_selected + 1) % n
-            };
-            return;
-        }
-        if up && !self.composer.on_first_line() {
-            self.composer.vertical(true);
-        } else if !up && !self.composer.on_last_line() {
-            self.composer.vertical(false);
-        } else if up {
-            if let Some(entry) = self.history.older(self.composer.text()) {
-                self.composer.set_text(&entry);
-            }
-        } else if let Some(entry) = self.history.newer() {
-            self.composer.set_text(&entry);
-        }
-    }
-
-    fn complete_slash(&mut self) -> bool {
-        let completions = slash::completions(self.composer.text());
-        match completions.get(self.slash_selected.min(completions.len().saturating_sub(1))) {
-            Some((name, _)) if *name != self.composer.text() => {
-                self.composer.set_text(name);
-                true
-            }
-            _ => false,
-        }
-    }
-
-    fn cycle_mode(&mut self) -> Vec<Action> {
-        let at = MODE_CYCLE.iter().position(|m| *m == self.mode);
-        let next = MODE_CYCLE[at.map_or(0, |i| (i + 1) % MODE_CYCLE.len())];
-        self.set_mode(next)
-    }
-
-    pub(crate) fn set_mode(&mut self, mode: PermissionMode) -> Vec<Action> {
-        self.mode = mode;
-        vec![Action::Command(HostCommand::SetPermissionMode {
-            mode: mode.spelling().to_owned(),
-        })]
-    }
-
-    fn enter(&mut self) -> Vec<Action> {
-        // Enter on a partly typed command runs the highlighted one.
-        self.complete_slash();
-        let text = self.composer.take();
-        if text.trim().is_empty() {
-            return Vec::new();
-        }
-        if let Some(command) = slash::parse(&text) {
-            let _ = self.history.push(&text);
-            return match command {
-                Ok(command) => self.slash(command),
-                Err(unknown) => {
-                    self.transcript.cells.push(HistoryCell::Warning(format!(
-                        "{unknown} is not a command; /help lists them"
-                    )));
-                    Vec::new()
-                }
-            };
-        }
-        if let Err(error) = self.history.push(&text) {
-            self.transcript
-                .cells
-                .push(HistoryCell::Warning(error.to_string()));
-        }
-        if self.busy {
-            self.queued.push(text.clone());
-            vec![Action::Command(HostCommand::Steer { text })]
-        } else {
-            self.busy = true;
-            vec![Action::Command(HostCommand::UserTurn { text })]
-        }
+    #[test]
+    fn model_switches_through_the_host_even_while_busy_and_the_status_follows_it() {
+        let mut app = app();
+        app.busy = true;
+        app.transcript.model = Some("first".into());
+        app.context_window = Some(128_000);
+        assert_eq!(
+            app.slash(crate::slash::SlashCommand::Model(Some("second".into()))),
+            [Action::Command(HostCommand::SetModel {
+                model: "second".into()
+            })]
+        );
+        app.on_host_event(&HostEvent::main(HostEventBody::Notice(
+            HostNotice::ModelChanged {
+                model: "second".into(),
+                context_window: Some(32_000),
+            },
+        )));
+        assert_eq!(app.transcript.model.as_deref(), Some("second"));
+        assert_eq!(app.context_window, Some(32_000));
+        assert_eq!(
+            app.transcript.cells.last(),
+            Some(&HistoryCell::Info(
+                "Model: second from the next turn".into()
+            ))
+        );
+        // A window the host does not know is looked up again by the loop.
+        app.on_host_event(&HostEvent::main(HostEventBody::Notice(
+            HostNotice::ModelChanged {
+                model: "third".into(),
+                context_window: None,
+            },
+        )));
+        assert_eq!(app.context_window, None);
+        assert!(app.busy, "a model switch does not end the turn");
     }
 }

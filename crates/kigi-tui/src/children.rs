@@ -65,7 +65,10 @@ pub struct Child {
     pub model: String,
     /// The layer that chose the model (`spawn parameter`, `persona`, `parent`, …).
     pub model_source: String,
+    /// Started in the background, or moved there when its parent stopped waiting.
     pub background: bool,
+    /// It continues an earlier child's conversation (`resume` of `spawn_subagent`).
+    pub resumed: bool,
     /// What it does now (`Thinking`, `Running: cargo test`), from `subagent_activity`.
     pub activity: String,
     pub started: Instant,

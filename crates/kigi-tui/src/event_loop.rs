@@ -4,30 +4,34 @@
 //!
 //! The rule: nothing polls. The loop sleeps in one `select!` on keys, host events, the next
 //! frame when one is due, and a spinner tick only while something runs, so an idle session
-//! uses no CPU. The terminal is restored however the loop ends (a guard restores it on drop).
+//! uses no CPU. The terminal is restored however the loop ends (a guard restores it on drop),
+//! and while an editor has it, kigi does not read it (its key stream is dropped).
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crossterm::event::{
-    DisableBracketedPaste, EnableBracketedPaste, Event, KeyboardEnhancementFlags,
+    DisableBracketedPaste, EnableBracketedPaste, Event, EventStream, KeyboardEnhancementFlags,
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::execute;
+use futures_core::Stream;
 use kigi_core::host::{ApprovalMode, HostedSession, OpenRequest, SessionHost, SessionStart};
 use kigi_model::ModelFlags;
 use kigi_protocol::{HostCommand, HostEvent, HostEventBody, MAIN_AGENT_ID};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::agent_catalog::AgentCatalog;
+use crate::agents_modal::AgentsTab;
 use crate::app::{Action, App, Reopen};
+use crate::attachments::mentions;
 use crate::error::TuiError;
+use crate::history_cell::HistoryCell;
 use crate::inline_terminal::InlineTerminal;
 use crate::input_history::InputHistory;
 use crate::session_picker::SessionChoice;
 use crate::theme::{Theme, no_color_from_env};
-use crate::transcript::HistoryCell;
 
 /// The shortest time between two frames (60 per second at most).
 const FRAME: Duration = Duration::from_millis(16);
@@ -78,21 +82,22 @@ pub async fn run(options: TuiOptions) -> Result<String, TuiError> {
     }
     let mut state = Running::start(session, &host, &mut app, resuming);
 
-    crossterm::terminal::enable_raw_mode()?;
     let _restore = RestoreTerminal;
-    let mut stdout = std::io::stdout();
-    execute!(
-        stdout,
-        EnableBracketedPaste,
-        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-    )?;
+    take_terminal()?;
     let top = crossterm::cursor::position().map_or(0, |(_, row)| row);
-    let mut terminal = InlineTerminal::new(stdout, top);
-    let mut keys = spawn_key_reader();
+    let mut terminal = InlineTerminal::new(std::io::stdout(), top);
+    let mut keys = Some(EventStream::new());
 
     if let Some(prompt) = prompt.filter(|p| !p.trim().is_empty()) {
         app.busy = true;
-        state.submit(&mut app, HostCommand::UserTurn { text: prompt });
+        let attachments = attached_files(&mentions(&prompt), &request.cwd);
+        state.submit(
+            &mut app,
+            HostCommand::UserTurn {
+                text: prompt,
+                attachments,
+            },
+        );
     }
     let mut dirty = true;
     let mut next_frame = Instant::now();
@@ -106,11 +111,11 @@ pub async fn run(options: TuiOptions) -> Result<String, TuiError> {
         let mut actions = Vec::new();
         tokio::select! {
             biased;
-            key = keys.recv() => match key {
-                Some(Event::Key(key)) => actions = app.on_key(key),
-                Some(Event::Paste(text)) => app.on_paste(&text),
-                Some(_) => {}
-                None => actions.push(Action::Quit),
+            key = next_event(&mut keys) => match key {
+                Some(Ok(Event::Key(key))) => actions = app.on_key(key),
+                Some(Ok(Event::Paste(text))) => app.on_paste(&text),
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => actions.push(Action::Quit),
             },
             event = state.events.next() => match event {
                 Some(event) => {
@@ -142,6 +147,10 @@ pub async fn run(options: TuiOptions) -> Result<String, TuiError> {
         for action in actions {
             match action {
                 Action::Command(command) => state.submit(&mut app, command),
+                Action::Turn { text, mentions } => {
+                    let attachments = attached_files(&mentions, &request.cwd);
+                    state.submit(&mut app, HostCommand::UserTurn { text, attachments });
+                }
                 Action::Quit => quit = true,
                 Action::ListFiles => {
                     let root = request.cwd.clone();
@@ -174,6 +183,41 @@ pub async fn run(options: TuiOptions) -> Result<String, TuiError> {
                             .cells
                             .push(HistoryCell::Error(error.to_string())),
                     }
+                }
+                Action::ToggleSubagent {
+                    agent_type,
+                    enabled,
+                } => {
+                    let config = host.discovery().paths.config_file();
+                    crate::subagent_toggles::switch_subagent(
+                        &mut app,
+                        &config,
+                        &agent_type,
+                        enabled,
+                        |command| state.control.submit(command),
+                    );
+                }
+                Action::CreateAgent(name) => {
+                    let notice = match crate::agent_files::create_agent(&request.cwd, &name) {
+                        Ok(path) => {
+                            let edited = edit_file(&mut terminal, &mut keys, &path).await?;
+                            format!("created {}{edited}", path.display())
+                        }
+                        Err(error) => error.to_string(),
+                    };
+                    reload_agents(&mut app, &host, &request.cwd, notice, Some(&name));
+                }
+                Action::EditDefinition(path) => {
+                    let edited = edit_file(&mut terminal, &mut keys, &path).await?;
+                    let notice = format!("edited {}{edited}", path.display());
+                    reload_agents(&mut app, &host, &request.cwd, notice, None);
+                }
+                Action::DeleteDefinition(path) => {
+                    let notice = match crate::agent_files::delete_definition(&path) {
+                        Ok(()) => format!("deleted {}", path.display()),
+                        Err(error) => error.to_string(),
+                    };
+                    reload_agents(&mut app, &host, &request.cwd, notice, None);
                 }
                 Action::Reopen(reopen) => {
                     state = state.reopen(&host, &request, reopen, &mut app).await?;
@@ -222,6 +266,9 @@ impl Running {
             )));
         }
         let control = session.control();
+        // The host's coordinator starts every session from the configuration read when the
+        // host started: the switches made here since are given to this one again.
+        app.resend_subagent_switches(|command| control.submit(command));
         let events = session.take_events();
         Self {
             session,
@@ -231,8 +278,11 @@ impl Running {
     }
 
     fn submit(&self, app: &mut App, command: HostCommand) {
+        let starts_turn = matches!(command, HostCommand::UserTurn { .. });
         if let Err(error) = self.control.submit(command) {
-            app.busy = false;
+            if starts_turn {
+                app.busy = false;
+            }
             app.transcript
                 .cells
                 .push(HistoryCell::Error(error.to_string()));
@@ -249,17 +299,13 @@ impl Running {
     ) -> Result<Self, TuiError> {
         let current = self.session.id().to_owned();
         let _ = self.session.shutdown().await;
+        let replay = matches!(reopen, Reopen::Resume(_));
         let mut request = base.clone();
         request.approvals = ApprovalMode::Ask;
         request.permission_mode = Some(app.mode);
-        let replay = !matches!(reopen, Reopen::New | Reopen::Model(_));
         match &reopen {
             Reopen::New => request.start = SessionStart::New,
             Reopen::Resume(id) => request.start = SessionStart::Resume(id.clone()),
-            Reopen::Model(model) => {
-                request.start = SessionStart::Resume(current.clone());
-                request.model.model = Some(model.clone());
-            }
         }
         app.approvals.clear();
         app.queued.clear();
@@ -272,7 +318,6 @@ impl Running {
                 }
                 let note = match &reopen {
                     Reopen::New => format!("New session {}", session.id()),
-                    Reopen::Model(model) => format!("Model: {model} from the next turn"),
                     Reopen::Resume(_) => String::new(),
                 };
                 let running = Self::start(session, host, app, replay);
@@ -310,6 +355,11 @@ fn context_window(host: &SessionHost, flags: &ModelFlags, model: &str) -> Option
     host.models().resolve(&by_id, &*env).ok()?.context_window
 }
 
+/// The attachments of the files `mentions` name below `cwd` (or absolutely).
+fn attached_files(mentions: &[String], cwd: &std::path::Path) -> Vec<kigi_protocol::Attachment> {
+    crate::attachments::attached_files(mentions, |path| cwd.join(path).is_file())
+}
+
 /// This folder's sessions, the one used last first, without the open one.
 fn sessions_here(host: &SessionHost, cwd: &str, open: &str) -> Vec<SessionChoice> {
     let mut list = host.store().list().unwrap_or_default();
@@ -325,18 +375,84 @@ fn sessions_here(host: &SessionHost, cwd: &str, open: &str) -> Vec<SessionChoice
         .collect()
 }
 
-/// Reads terminal events on a thread of its own (a blocking read: no polling, no CPU while
-/// nothing is typed); the thread ends when the loop has gone.
-fn spawn_key_reader() -> mpsc::UnboundedReceiver<Event> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    std::thread::spawn(move || {
-        while let Ok(event) = crossterm::event::read() {
-            if tx.send(event).is_err() {
-                break;
-            }
+/// The next terminal event (crossterm reads it without polling: no CPU while nothing is
+/// typed); never, while the stream is away because an editor has the terminal.
+async fn next_event(keys: &mut Option<EventStream>) -> Option<std::io::Result<Event>> {
+    match keys {
+        Some(stream) => {
+            std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
         }
+        None => std::future::pending().await,
+    }
+}
+
+/// Opens `path` in the person's editor with the terminal handed over: kigi stops reading
+/// keys, leaves raw mode and its key and paste modes, waits for the editor (a person's edit
+/// has no time limit), then takes the terminal back and prints the conversation again.
+/// Returns what to add to the modal's notice when the editor failed.
+async fn edit_file<W: Write>(
+    terminal: &mut InlineTerminal<W>,
+    keys: &mut Option<EventStream>,
+    path: &std::path::Path,
+) -> Result<String, TuiError> {
+    *keys = None;
+    terminal.finish()?;
+    give_terminal();
+    let editor = crate::agent_files::editor_from_env();
+    let status = crate::agent_files::editor_command(path, editor)
+        .status()
+        .await;
+    take_terminal()?;
+    terminal.reprint();
+    *keys = Some(EventStream::new());
+    Ok(match status {
+        Ok(status) if status.success() => String::new(),
+        Ok(status) => format!(" (the editor ended with {status})"),
+        Err(error) => format!(" (the editor did not start: {error}; set $EDITOR)"),
+    })
+}
+
+/// Reads the agents and personas again after a file changed and shows `notice` in the modal
+/// (opening it on the Agents tab when it was closed), with `select` selected when given.
+fn reload_agents(
+    app: &mut App,
+    host: &SessionHost,
+    cwd: &std::path::Path,
+    notice: String,
+    select: Option<&str>,
+) {
+    let catalog = app.with_toggles(crate::agent_catalog::load_catalog(host.discovery(), cwd));
+    let modal = app.agents.get_or_insert_with(|| {
+        crate::agents_modal::AgentsModal::new(AgentCatalog::default(), AgentsTab::Agents)
     });
-    rx
+    modal.reload(catalog);
+    if let Some(name) = select {
+        modal.select(name);
+    }
+    modal.notice = Some(notice);
+}
+
+/// Raw mode, bracketed paste and unambiguous escape codes: how kigi reads the terminal.
+fn take_terminal() -> std::io::Result<()> {
+    crossterm::terminal::enable_raw_mode()?;
+    execute!(
+        std::io::stdout(),
+        EnableBracketedPaste,
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+    )
+}
+
+/// The terminal as kigi found it: cooked mode, no bracketed paste, the cursor shown.
+fn give_terminal() {
+    let mut stdout = std::io::stdout();
+    let _ = execute!(
+        stdout,
+        PopKeyboardEnhancementFlags,
+        DisableBracketedPaste,
+        crossterm::cursor::Show
+    );
+    let _ = crossterm::terminal::disable_raw_mode();
+    let _ = stdout.flush();
 }
 
 /// Restores the terminal on drop, however the loop ended.
@@ -344,14 +460,6 @@ struct RestoreTerminal;
 
 impl Drop for RestoreTerminal {
     fn drop(&mut self) {
-        let mut stdout = std::io::stdout();
-        let _ = execute!(
-            stdout,
-            PopKeyboardEnhancementFlags,
-            DisableBracketedPaste,
-            crossterm::cursor::Show
-        );
-        let _ = crossterm::terminal::disable_raw_mode();
-        let _ = stdout.flush();
+        give_terminal();
     }
 }

@@ -1,11 +1,14 @@
 //! The framed child view: a child's whole conversation (its prompt, thinking, answers, tool
 //! calls, live while it runs) in a bordered frame that takes the place of the parent's live
-//! area. The title bar: status icon, type, bold description, model, activity · elapsed, and a
-//! close mark; `q` or Esc returns to the parent, ←/→ step to the previous or next child.
+//! area. The title bar: status icon, type, bold description, a `resumed` badge when it
+//! continues an earlier child, model, activity · elapsed, and a close mark; `q` or Esc
+//! returns to the parent, ←/→ step to the previous or next child, `m` writes the child a
+//! message.
 //!
-//! The rule: the view is observational and a pure function of [`App`]; it shows the child's
-//! own transcript (built from its tagged events), never the parent's, and approvals still
-//! appear below it (an ask must never hide behind a frame).
+//! The rule: the view observes; the one thing it does to a child is send it a message, and
+//! that goes through the host (`send_to_subagent`). It is a pure function of [`App`]; it shows
+//! the child's own transcript (built from its tagged events), never the parent's, and
+//! approvals still appear below it (an ask must never hide behind a frame).
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::style::Modifier;
@@ -24,6 +27,8 @@ pub struct Framed {
     pub child_id: String,
     /// Rows up from the newest (0 follows the conversation as it grows).
     pub scroll: usize,
+    /// The message being written to the child (`m`), until Enter sends it.
+    pub message: Option<String>,
 }
 
 impl Framed {
@@ -31,6 +36,7 @@ impl Framed {
         Self {
             child_id: child_id.to_owned(),
             scroll: 0,
+            message: None,
         }
     }
 }
@@ -40,7 +46,7 @@ fn conversation(child: &Child, width: usize, theme: &Theme, frame: usize) -> Vec
     let t = &child.transcript;
     let mut out: Vec<Line<'static>> = Vec::new();
     for cell in &t.cells {
-        if !out.is_empty() {
+        if !out.is_empty() && !cell.joins_previous() {
             out.push(Line::default());
         }
         out.extend(cell.lines(width, theme));
@@ -78,13 +84,22 @@ fn framed_row(line: Line<'static>, width: usize, theme: &Theme) -> Line<'static>
     Line::from(spans)
 }
 
-/// The frame's title bar: icon, type, bold description, model, activity · elapsed, `[✗]`.
+/// The frame's title bar: icon, type, bold description, `resumed`, model, activity · elapsed,
+/// `[✗]`.
 fn title(app: &App, child: &Child, inner: usize) -> Line<'static> {
     let theme = &app.theme;
     let close = " [✗]";
     let head = format!("{} · ", child.label());
     let elapsed = format!(" · {}", format_elapsed(child.elapsed(app.now)));
-    let room = inner.saturating_sub(2 + text_width(&head) + text_width(close));
+    // A badge that it continues an earlier child's conversation.
+    let (gap, badge) = if child.resumed {
+        (" ", " resumed ")
+    } else {
+        ("", "")
+    };
+    let room = inner.saturating_sub(
+        2 + text_width(&head) + text_width(close) + text_width(gap) + text_width(badge),
+    );
     let description = truncate(&child.description, room.saturating_sub(8).max(8));
     // The activity is cut before the elapsed time is.
     let mut tail = truncate(
@@ -93,12 +108,19 @@ fn title(app: &App, child: &Child, inner: usize) -> Line<'static> {
     );
     tail.push_str(&elapsed);
     let tail = truncate(&tail, room.saturating_sub(text_width(&description)));
-    let used = 2 + text_width(&head) + text_width(&description) + text_width(&tail);
+    let used = 2
+        + text_width(&head)
+        + text_width(&description)
+        + text_width(gap)
+        + text_width(badge)
+        + text_width(&tail);
     Line::from(vec![
         child_mark(child, app.frame, theme),
         Span::raw(" "),
         Span::styled(head, theme.accent),
         Span::styled(description, theme.text.add_modifier(Modifier::BOLD)),
+        Span::raw(gap),
+        Span::styled(badge, theme.selected),
         Span::styled(tail, theme.dim),
         Span::raw(" ".repeat(inner.saturating_sub(used + text_width(close)))),
         Span::styled(close, theme.dim),
@@ -124,7 +146,8 @@ pub fn framed_lines(app: &App, framed: &Framed, width: usize, height: usize) -> 
         framed_row(title(app, child, inner), inner, theme),
         rule("├", "┤"),
     ];
-    let body_rows = height.saturating_sub(4).max(1);
+    let composing = usize::from(framed.message.is_some());
+    let body_rows = height.saturating_sub(4 + composing).max(1);
     let body = conversation(child, inner, theme, app.frame);
     let end = body
         .len()
@@ -136,7 +159,37 @@ pub fn framed_lines(app: &App, framed: &Framed, width: usize, height: usize) -> 
     for _ in (end - start)..body_rows {
         out.push(framed_row(Line::default(), inner, theme));
     }
-    let hint = " Esc or q returns · ←→ other subagents · PgUp/PgDn scroll ";
+    if let Some(message) = &framed.message {
+        let lead = format!("message to {} › ", child.id);
+        // The newest characters stay in view; `▏` stands for the cursor.
+        let room = inner.saturating_sub(text_width(&lead) + 1);
+        let shown: String = {
+            let mut tail: Vec<char> = Vec::new();
+            let mut used = 0;
+            for ch in message.chars().rev() {
+                used += text_width(&ch.to_string());
+                if used > room {
+                    break;
+                }
+                tail.push(ch);
+            }
+            tail.into_iter().rev().collect()
+        };
+        out.push(framed_row(
+            Line::from(vec![
+                Span::styled(lead, theme.accent),
+                Span::styled(shown, theme.text),
+                Span::styled("▏", theme.accent),
+            ]),
+            inner,
+            theme,
+        ));
+    }
+    let hint = if framed.message.is_some() {
+        " Enter sends it through send_to_subagent · Esc drops it "
+    } else {
+        " Esc/q returns · ←→ other subagents · m messages it · PgUp/PgDn "
+    };
     let hint = truncate(hint, width.saturating_sub(4));
     out.push(Line::styled(
         format!(
@@ -154,7 +207,42 @@ impl App {
         let Some(framed) = &mut self.framed else {
             return Vec::new();
         };
+        if let Some(message) = &mut framed.message {
+            match key.code {
+                KeyCode::Esc => framed.message = None,
+                KeyCode::Backspace => {
+                    message.pop();
+                }
+                KeyCode::Char(ch)
+                    if !key
+                        .modifiers
+                        .contains(crossterm::event::KeyModifiers::CONTROL) =>
+                {
+                    message.push(ch);
+                }
+                KeyCode::Enter => {
+                    let text = message.trim().to_owned();
+                    framed.message = None;
+                    if text.is_empty() {
+                        return Vec::new();
+                    }
+                    let id = framed.child_id.clone();
+                    self.transcript
+                        .cells
+                        .push(crate::history_cell::HistoryCell::Info(format!(
+                            "Message to {id}: {}",
+                            text.lines().next().unwrap_or("")
+                        )));
+                    return vec![Action::Command(
+                        kigi_protocol::HostCommand::SendToSubagent { id, text },
+                    )];
+                }
+                _ => {}
+            }
+            return Vec::new();
+        }
         match key.code {
+            KeyCode::Char('m') => framed.message = Some(String::new()),
             KeyCode::Esc | KeyCode::Char('q') => self.framed = None,
             KeyCode::PageUp | KeyCode::Up => {
                 framed.scroll += if key.code == KeyCode::Up { 1 } else { 10 }

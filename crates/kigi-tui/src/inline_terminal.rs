@@ -30,6 +30,8 @@ pub struct InlineTerminal<W: Write> {
     live_top: u16,
     /// Cells of the transcript already printed.
     printed: usize,
+    /// The next frame starts over from a cleared screen (another program had the terminal).
+    reprint: bool,
 }
 
 impl<W: Write> InlineTerminal<W> {
@@ -40,7 +42,14 @@ impl<W: Write> InlineTerminal<W> {
             size: None,
             live_top: top,
             printed: 0,
+            reprint: false,
         }
+    }
+
+    /// Makes the next frame clear the screen and print the whole conversation again, as after
+    /// a resize: what another program (an editor) left on the screen is not trusted.
+    pub fn reprint(&mut self) {
+        self.reprint = true;
     }
 
     /// Draws one frame on a screen `width` × `height`: new finished cells above, the live
@@ -48,7 +57,8 @@ impl<W: Write> InlineTerminal<W> {
     pub fn draw(&mut self, app: &App, (width, height): (u16, u16)) -> io::Result<()> {
         let (width, height) = (width.max(1), height.max(1));
         queue!(self.backend, BeginSynchronizedUpdate, Hide)?;
-        if self.size.is_some_and(|s| s != (width, height)) {
+        if self.reprint || self.size.is_some_and(|s| s != (width, height)) {
+            self.reprint = false;
             // Rows printed at the old width may have been re-wrapped (or not) by the terminal:
             // start over, at the new width, from a clean screen.
             queue!(self.backend, Clear(ClearType::All), Clear(ClearType::Purge))?;
@@ -58,7 +68,7 @@ impl<W: Write> InlineTerminal<W> {
         self.size = Some((width, height));
         let mut history: Vec<Line<'static>> = Vec::new();
         for cell in &app.transcript.cells[self.printed.min(app.transcript.cells.len())..] {
-            if self.printed > 0 || !history.is_empty() {
+            if (self.printed > 0 || !history.is_empty()) && !cell.joins_previous() {
                 history.push(Line::default());
             }
             history.extend(cell.lines(width as usize, &app.theme));

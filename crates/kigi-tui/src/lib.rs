@@ -7,28 +7,36 @@
 //! tested); `inline_terminal` and `event_loop` are the only parts that touch the terminal.
 
 pub mod agent_catalog;
+pub mod agent_files;
 pub mod agents_modal;
 pub mod app;
 pub mod approval;
+pub mod attachments;
+pub mod background_commands;
 pub mod children;
+pub mod code_highlight;
 pub mod composer;
 mod error;
 mod event_loop;
 pub mod file_mention;
 pub mod framed_view;
+pub mod history_cell;
 pub mod history_search;
 pub mod inline_terminal;
 pub mod input_history;
 pub mod lifecycle_view;
 pub mod markdown;
 pub mod palette;
+mod prompt_keys;
 pub mod session_picker;
 pub mod slash;
+pub mod subagent_toggles;
 pub mod tasks_pane;
 pub mod theme;
 pub mod todos;
 pub mod tool_view;
 pub mod transcript;
+mod tree_events;
 pub mod view;
 pub mod wrap;
 

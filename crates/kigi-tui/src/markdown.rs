@@ -8,6 +8,7 @@ use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Par
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
+use crate::code_highlight::highlight;
 use crate::theme::Theme;
 use crate::wrap::{text_width, truncate, wrap_line};
 
@@ -49,6 +50,8 @@ struct Writer<'t> {
     indent: usize,
     quote_depth: usize,
     code: Option<Vec<String>>,
+    /// The open code block's info string (`rust`, `py title="x"`).
+    code_lang: String,
     table: Option<TableState>,
     link: Option<String>,
 }
@@ -66,6 +69,7 @@ impl<'t> Writer<'t> {
             indent: 0,
             quote_depth: 0,
             code: None,
+            code_lang: String::new(),
             table: None,
             link: None,
         }
@@ -183,9 +187,10 @@ impl<'t> Writer<'t> {
                     CodeBlockKind::Indented => String::new(),
                 };
                 if !lang.is_empty() {
-                    self.out.push(Line::styled(lang, self.theme.dim));
+                    self.out.push(Line::styled(lang.clone(), self.theme.dim));
                 }
                 self.code = Some(Vec::new());
+                self.code_lang = lang;
             }
             Tag::List(start) => {
                 self.flush_line();
@@ -296,11 +301,16 @@ impl<'t> Writer<'t> {
         };
         let text = parts.concat();
         let gutter = Span::styled("▏ ", self.theme.dim);
-        for line in text.trim_end_matches('\n').split('\n') {
-            let spans = vec![
-                gutter.clone(),
-                Span::styled(line.to_owned(), self.theme.code),
-            ];
+        let code = text.trim_end_matches('\n');
+        // A block in a language kigi knows is coloured by its syntax; any other stays in the
+        // one code colour.
+        let highlighted = highlight(&self.code_lang, &text, self.theme);
+        for (i, line) in code.split('\n').enumerate() {
+            let mut spans = vec![gutter.clone()];
+            match highlighted.as_ref().and_then(|h| h.get(i)) {
+                Some(line) => spans.extend(line.iter().cloned()),
+                None => spans.push(Span::styled(line.to_owned(), self.theme.code)),
+            }
             self.out
                 .extend(wrap_line(&Line::from(spans), self.width, 2));
         }

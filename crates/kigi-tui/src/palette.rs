@@ -8,9 +8,9 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 
 use crate::app::{Action, App};
+use crate::history_cell::HistoryCell;
 use crate::slash::{COMMANDS, parse};
 use crate::theme::Theme;
-use crate::transcript::HistoryCell;
 use crate::wrap::truncate;
 
 /// Entries shown at once.

@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::app::{Action, App, Reopen};
-use crate::transcript::HistoryCell;
+use crate::history_cell::HistoryCell;
 
 /// One row of the `/resume` picker.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,13 +8,14 @@ use kigi_protocol::HostCommand;
 
 use crate::agents_modal::AgentsTab;
 use crate::app::{Action, App, Reopen};
-use crate::transcript::HistoryCell;
+use crate::history_cell::HistoryCell;
 
 /// A slash command and its argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlashCommand {
     Help,
-    /// `/model NAME`: reopen this session on another model; without a name, show the model.
+    /// `/model NAME`: the main agent's next request goes to another model (the host answers
+    /// with `model_changed`); without a name, show the model.
     Model(Option<String>),
     /// `/permissions MODE`: switch the permission mode; without one, list them.
     Permissions(Option<String>),
@@ -30,15 +31,8 @@ pub enum SlashCommand {
     Quit,
 }
 
-/// What `/init` asks. The model writes the file itself, so the person sees it (AGENTS.md is an
-/// instruction file: writing it always asks) before it lands.
-pub const INIT_PROMPT: &str = "Survey this repository and write its AGENTS.md at the project root \
-with write_file: what a coding agent must know before changing code here. Read the README, the \
-build and package files, the CI configuration, and a sample of the source and the tests first \
-(change nothing else). Say, briefly and specifically: what the project is and how it is laid out; \
-the exact commands to build, test (one test too), lint and format; the conventions the code \
-follows; anything surprising. Only commands you saw evidence for. Under 150 lines. If an \
-AGENTS.md exists, improve it rather than start over.";
+/// What `/init` asks (shared with `kigi acp`'s `/init`).
+pub use kigi_core::INIT_PROMPT;
 
 /// Every command, with its one-line help, in the order the popup lists them.
 pub const COMMANDS: [(&str, &str); 11] = [
@@ -146,9 +140,7 @@ impl App {
             }
             SlashCommand::Init => {
                 self.busy = true;
-                vec![Action::Command(HostCommand::UserTurn {
-                    text: INIT_PROMPT.to_owned(),
-                })]
+                vec![Action::Command(HostCommand::user_turn(INIT_PROMPT))]
             }
             SlashCommand::Quit => vec![Action::Quit],
             SlashCommand::Agents(tab) => vec![Action::OpenAgents(tab)],
@@ -184,15 +176,15 @@ impl App {
                 );
                 Vec::new()
             }
-            SlashCommand::Model(Some(_)) | SlashCommand::New | SlashCommand::Resume(Some(_))
-                if self.busy =>
-            {
+            SlashCommand::Model(Some(model)) => {
+                vec![Action::Command(HostCommand::SetModel { model })]
+            }
+            SlashCommand::New | SlashCommand::Resume(Some(_)) if self.busy => {
                 self.transcript.cells.push(HistoryCell::Warning(
                     "The agent is working: Esc interrupts it first".into(),
                 ));
                 Vec::new()
             }
-            SlashCommand::Model(Some(model)) => vec![Action::Reopen(Reopen::Model(model))],
             SlashCommand::New => vec![Action::Reopen(Reopen::New)],
             SlashCommand::Resume(Some(id)) => vec![Action::Reopen(Reopen::Resume(id))],
             SlashCommand::Resume(None) => vec![Action::ListSessions],
@@ -242,7 +234,7 @@ mod tests {
         let mut app = App::new(theme, history, PermissionMode::Default, "/repo".into());
         let actions = app.slash(SlashCommand::Init);
         assert!(
-            matches!(&actions[..], [Action::Command(HostCommand::UserTurn { text })] if text.contains("AGENTS.md")),
+            matches!(&actions[..], [Action::Command(HostCommand::UserTurn { text, .. })] if text.contains("AGENTS.md")),
             "{actions:?}"
         );
         // Busy now: a second one is refused, not queued as a steer.

@@ -1,16 +1,19 @@
 //! The tasks pane (Ctrl+B): a collapsible "Subagents" group listing every child of the
 //! session (spinner or final icon, description, type, model, elapsed time, tokens, activity),
-//! swarms as rows that expand to their members; arrow keys select, Enter inspects (opens the
-//! framed view), `k` kills a running child after a confirmation.
+//! swarms as rows that expand to their members, then a collapsible "Background commands"
+//! group (once there is one); arrow keys select, Enter inspects (opens the framed view), `k`
+//! kills a running child after a confirmation.
 //!
 //! The rule: the pane holds only what is selected and folded; its rows are recomputed from
 //! the transcript on every frame, so a child that starts or ends never leaves a stale row.
 //! Killing is an [`Action`] the event loop carries out through the host.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::{Action, App};
+use crate::background_commands::{BackgroundCommand, CommandEnd};
 use crate::children::{Child, ChildEnd, compact_count, format_elapsed};
 use crate::framed_view::Framed;
 use crate::theme::Theme;
@@ -28,6 +31,8 @@ pub struct TasksPane {
     pub selected: usize,
     /// The "Subagents" group is folded.
     pub collapsed: bool,
+    /// The "Background commands" group is folded.
+    pub commands_collapsed: bool,
     /// The swarms (by call id) unfolded to their members.
     pub expanded: Vec<String>,
     /// The child a kill waits for a yes on.
@@ -45,14 +50,30 @@ pub enum PaneRow {
     Swarm(usize),
     /// `transcript.children[i]`, a member of an unfolded swarm.
     Member(usize),
+    /// The "Background commands" group's header.
+    CommandGroup,
+    /// `transcript.commands[i]`.
+    Command(usize),
 }
 
 /// The pane's rows, top to bottom.
 pub fn pane_rows(t: &Transcript, pane: &TasksPane) -> Vec<PaneRow> {
     let mut rows = vec![PaneRow::Group];
-    if pane.collapsed {
-        return rows;
+    if !pane.collapsed {
+        subagent_rows(t, pane, &mut rows);
     }
+    if !t.commands.is_empty() {
+        rows.push(PaneRow::CommandGroup);
+        if !pane.commands_collapsed {
+            rows.extend((0..t.commands.len()).map(PaneRow::Command));
+        }
+    }
+    rows
+}
+
+/// The unfolded "Subagents" group's rows: swarms (and their members when unfolded), then the
+/// children outside swarms.
+fn subagent_rows(t: &Transcript, pane: &TasksPane, rows: &mut Vec<PaneRow>) {
     for (i, swarm) in t.swarms.iter().enumerate() {
         rows.push(PaneRow::Swarm(i));
         if pane.expanded.contains(&swarm.call_id) {
@@ -70,7 +91,43 @@ pub fn pane_rows(t: &Transcript, pane: &TasksPane) -> Vec<PaneRow> {
             .filter(|(_, c)| c.swarm.is_none())
             .map(|(i, _)| PaneRow::Child(i)),
     );
-    rows
+}
+
+/// A background command's row: icon, command, how it ended (or that it runs), elapsed, id.
+fn command_row(
+    app: &App,
+    command: &BackgroundCommand,
+    width: usize,
+    style: Style,
+) -> Line<'static> {
+    let theme = &app.theme;
+    let mark = match command.finish {
+        None => Span::styled(SPINNER[app.frame % SPINNER.len()], theme.accent),
+        Some((end, _)) if end.succeeded() => Span::styled("✓", theme.ok),
+        Some((CommandEnd::Killed, _)) => Span::styled("◌", theme.dim),
+        Some(_) => Span::styled("✗", theme.error),
+    };
+    let state = command
+        .finish
+        .map_or_else(|| "running".to_owned(), |(end, _)| end.describe());
+    let mut rest = format!(
+        "{state} · {} · {}",
+        format_elapsed(command.elapsed(app.now)),
+        command.task_id
+    );
+    if command.agent_id != kigi_protocol::MAIN_AGENT_ID {
+        rest.push_str(&format!(" · {}", command.agent_id));
+    }
+    let command_width = width.saturating_sub(4).clamp(8, 40);
+    let rest_width = width.saturating_sub(4 + command_width + 2);
+    Line::from(vec![
+        Span::raw("  "),
+        mark,
+        Span::raw(" "),
+        Span::styled(column(&command.command, command_width), style),
+        Span::raw("  "),
+        Span::styled(truncate(&rest, rest_width), theme.dim),
+    ])
 }
 
 /// A child's icon: a spinner while it runs, then how it ended.
@@ -155,6 +212,28 @@ pub fn tasks_pane_lines(app: &App, pane: &TasksPane, width: usize) -> Vec<Line<'
                     None => Line::default(),
                 }
             }
+            PaneRow::CommandGroup => {
+                let fold = if pane.commands_collapsed {
+                    "▸"
+                } else {
+                    "▾"
+                };
+                Line::from(vec![
+                    Span::styled(format!("{fold} Background commands"), style),
+                    Span::styled(
+                        format!(
+                            "  {} running · {} in all",
+                            t.running_commands(),
+                            t.commands.len()
+                        ),
+                        theme.dim,
+                    ),
+                ])
+            }
+            PaneRow::Command(at) => match t.commands.get(at) {
+                Some(command) => command_row(app, command, width, style),
+                None => Line::default(),
+            },
             PaneRow::Swarm(at) => match t.swarms.get(at) {
                 Some(swarm) => {
                     let fold = if pane.expanded.contains(&swarm.call_id) {
@@ -184,9 +263,9 @@ pub fn tasks_pane_lines(app: &App, pane: &TasksPane, width: usize) -> Vec<Line<'
                 None => Line::default(),
             },
         });
-    }
-    if rows.len() == 1 && !pane.collapsed {
-        out.push(Line::styled("  No subagents yet", theme.dim));
+        if *row == PaneRow::Group && t.children.is_empty() && !pane.collapsed {
+            out.push(Line::styled("  No subagents yet", theme.dim));
+        }
     }
     match &pane.confirm_kill {
         Some(id) => out.push(Line::styled(
@@ -231,6 +310,9 @@ impl App {
             KeyCode::Down => pane.selected = (selected + 1).min(rows.len().saturating_sub(1)),
             KeyCode::Enter | KeyCode::Char('f') => match rows.get(selected) {
                 Some(PaneRow::Group) => pane.collapsed = !pane.collapsed,
+                Some(PaneRow::CommandGroup) => pane.commands_collapsed = !pane.commands_collapsed,
+                // A command has nothing more to show than its row.
+                Some(PaneRow::Command(_)) => {}
                 Some(PaneRow::Swarm(at)) => {
                     if let Some(swarm) = self.transcript.swarms.get(*at) {
                         let id = swarm.call_id.clone();

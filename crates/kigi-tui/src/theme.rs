@@ -7,6 +7,8 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::code_highlight::SyntaxPalette;
+
 /// A theme's name, as `[tui] theme` spells it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ThemeName {
@@ -52,6 +54,9 @@ pub struct Theme {
     pub warning: Style,
     pub selected: Style,
     pub status: Style,
+    /// The colours of code in fenced blocks; `None` under `NO_COLOR` (code is not
+    /// highlighted at all then: highlighting is only colour).
+    pub syntax: Option<SyntaxPalette>,
 }
 
 impl Theme {
@@ -85,6 +90,33 @@ impl Theme {
             if no_color { style } else { style.fg(color) }
         };
         let bold = Style::new().add_modifier(Modifier::BOLD);
+        // Night uses the terminal's own bright colours (they follow its palette); Day uses
+        // dark RGB tones readable on white (GitHub's light code colours).
+        let (keyword, string, constant, function, type_name) = match name {
+            ThemeName::Night => (
+                Color::LightMagenta,
+                Color::LightGreen,
+                Color::LightYellow,
+                Color::LightBlue,
+                Color::LightCyan,
+            ),
+            ThemeName::Day => (
+                Color::Rgb(0xcf, 0x22, 0x2e),
+                Color::Rgb(0x0a, 0x30, 0x69),
+                Color::Rgb(0x05, 0x50, 0xae),
+                Color::Rgb(0x82, 0x50, 0xdf),
+                Color::Rgb(0x95, 0x38, 0x00),
+            ),
+        };
+        let syntax = (!no_color).then(|| SyntaxPalette {
+            plain: Style::new(),
+            keyword: Style::new().fg(keyword),
+            string: Style::new().fg(string),
+            comment: Style::new().add_modifier(Modifier::DIM | Modifier::ITALIC),
+            constant: Style::new().fg(constant),
+            function: Style::new().fg(function),
+            type_name: Style::new().fg(type_name),
+        });
         Self {
             name,
             text: Style::new(),
@@ -100,6 +132,7 @@ impl Theme {
             warning: paint(warning, Style::new()),
             selected: Style::new().add_modifier(Modifier::REVERSED),
             status: Style::new().add_modifier(Modifier::DIM),
+            syntax,
         }
     }
 

@@ -4,108 +4,21 @@
 //!
 //! The rule: a cell, once finished, never changes; everything that can still change stays
 //! live until its ending event arrives. A resumed session replays its stored events through
-//! the same [`Transcript::apply`].
+//! the same [`Transcript::apply`]. How a cell is drawn is `history_cell`'s; what the agent
+//! tree's events do here is `tree_events`'.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use kigi_protocol::{
-    HookOutcome, HostEvent, HostEventBody, HostNotice, SessionEvent, ToolStatus, TurnEndReason,
+    HookOutcome, HostEvent, HostEventBody, SessionEvent, ToolStatus, TurnEndReason,
 };
-use ratatui::text::{Line, Span};
 
-use crate::children::{Child, ChildEnd, ChildFinish, Swarm, format_elapsed};
-use crate::lifecycle_view::{Lifecycle, LifecycleMark, finished_cell};
-use crate::markdown::render_markdown;
-use crate::theme::Theme;
+use crate::attachments::describe_file;
+use crate::background_commands::BackgroundCommand;
+use crate::children::{Child, Swarm};
+pub use crate::history_cell::HistoryCell;
 use crate::todos::{TodoItem, parse_todo_write};
 use crate::tool_view::ToolBlock;
-use crate::wrap::wrap_line;
-
-/// Lines of a sent prompt shown before the fold (a large paste).
-const USER_LINES: usize = 8;
-/// Lines of thinking shown in a finished cell before the fold.
-const THINKING_LINES: usize = 2;
-
-/// One finished block of the conversation.
-#[derive(Debug, Clone, PartialEq)]
-pub enum HistoryCell {
-    /// What the person sent.
-    User(String),
-    /// The answer, as Markdown.
-    Answer(String),
-    /// The model's reasoning, shown dimmed and folded.
-    Thinking(String),
-    Tool(ToolBlock),
-    /// A child's or a swarm's lifecycle: started, or how it ended.
-    Lifecycle(Lifecycle),
-    /// A note of kigi's (dim).
-    Info(String),
-    Warning(String),
-    Error(String),
-}
-
-impl HistoryCell {
-    /// The cell's lines at `width`.
-    pub fn lines(&self, width: usize, theme: &Theme) -> Vec<Line<'static>> {
-        match self {
-            Self::User(text) => {
-                let lines: Vec<&str> = text.lines().collect();
-                let mut out: Vec<Line<'static>> = lines
-                    .iter()
-                    .take(USER_LINES)
-                    .enumerate()
-                    .flat_map(|(i, line)| {
-                        let lead = if i == 0 { "› " } else { "  " };
-                        let line = Line::from(vec![
-                            Span::styled(lead, theme.user),
-                            Span::styled((*line).to_owned(), theme.text),
-                        ]);
-                        wrap_line(&line, width, 2)
-                    })
-                    .collect();
-                if lines.len() > USER_LINES {
-                    out.push(Line::styled(
-                        format!("  … {} more lines", lines.len() - USER_LINES),
-                        theme.dim,
-                    ));
-                }
-                out
-            }
-            Self::Answer(text) => render_markdown(text, width, theme),
-            Self::Thinking(text) => {
-                let lines: Vec<&str> = text.trim().lines().filter(|l| !l.is_empty()).collect();
-                let mut out: Vec<Line<'static>> = lines
-                    .iter()
-                    .take(THINKING_LINES)
-                    .flat_map(|line| {
-                        wrap_line(&Line::styled(format!("∴ {line}"), theme.dim), width, 2)
-                    })
-                    .collect();
-                if lines.len() > THINKING_LINES {
-                    out.push(Line::styled(
-                        format!(
-                            "  … {} more lines of thinking",
-                            lines.len() - THINKING_LINES
-                        ),
-                        theme.dim,
-                    ));
-                }
-                out
-            }
-            Self::Tool(block) => block.lines(width, theme, 0),
-            Self::Lifecycle(cell) => cell.lines(width, theme),
-            Self::Info(text) => styled_text(text, width, theme.dim),
-            Self::Warning(text) => styled_text(text, width, theme.warning),
-            Self::Error(text) => styled_text(text, width, theme.error),
-        }
-    }
-}
-
-fn styled_text(text: &str, width: usize, style: ratatui::style::Style) -> Vec<Line<'static>> {
-    text.lines()
-        .flat_map(|line| wrap_line(&Line::styled(line.to_owned(), style), width, 2))
-        .collect()
-}
 
 /// Token counts of the whole tree.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -128,6 +41,8 @@ pub struct Transcript {
     pub children: Vec<Child>,
     /// Every `agent_swarm` call of the session.
     pub swarms: Vec<Swarm>,
+    /// Every background command of the session (ended ones too), in the order they started.
+    pub commands: Vec<BackgroundCommand>,
     /// The list `todo_write` last set.
     pub todos: Vec<TodoItem>,
     /// `todo_write` calls waiting for their result, with the list each would set.
@@ -178,13 +93,29 @@ impl Transcript {
         self.children.iter().filter(|c| c.running()).count()
     }
 
+    /// Background commands still running.
+    pub fn running_commands(&self) -> usize {
+        self.commands.iter().filter(|c| c.running()).count()
+    }
+
     /// One agent's own session event (the main agent's here, a child's in its transcript).
-    fn apply_session(&mut self, event: &SessionEvent, now: Instant) {
+    pub(crate) fn apply_session(&mut self, event: &SessionEvent, now: Instant) {
         match event {
             SessionEvent::SessionStart { model, .. } => self.model = Some(model.clone()),
             SessionEvent::UserMessage { text } => {
                 self.cells.push(HistoryCell::User(text.clone()));
                 self.activity = Some("Thinking".to_owned());
+            }
+            SessionEvent::UserAttachments { files, images } => {
+                let mut items: Vec<String> = files.iter().map(describe_file).collect();
+                items.extend(
+                    images
+                        .iter()
+                        .map(|image| format!("an image ({})", image.media_type)),
+                );
+                if !items.is_empty() {
+                    self.cells.push(HistoryCell::Attachments(items));
+                }
             }
             SessionEvent::ThinkingDelta { text } => self.thinking.push_str(text),
             SessionEvent::TextDelta { text } => {
@@ -296,138 +227,6 @@ impl Transcript {
         }
     }
 
-    fn apply_child(&mut self, agent_id: &str, event: &SessionEvent, now: Instant) {
-        if let SessionEvent::Usage {
-            input_tokens,
-            output_tokens,
-            ..
-        } = event
-        {
-            self.count(*input_tokens, *output_tokens);
-        }
-        if let Some(child) = self.children.iter_mut().find(|c| c.id == agent_id) {
-            if let SessionEvent::Usage {
-                input_tokens,
-                output_tokens,
-                ..
-            } = event
-            {
-                child.tokens += input_tokens + output_tokens;
-            }
-            child.transcript.apply_session(event, now);
-        }
-    }
-
-    fn apply_notice(&mut self, agent_id: &str, notice: &HostNotice, now: Instant) {
-        match notice {
-            HostNotice::SubagentStarted {
-                description,
-                agent_type,
-                persona,
-                model,
-                model_source,
-                background,
-                ..
-            } => {
-                let swarm = self
-                    .swarms
-                    .iter_mut()
-                    .find(|s| !*background && s.names_member(description));
-                let swarm = swarm.map(|s| {
-                    s.members.push(agent_id.to_owned());
-                    s.call_id.clone()
-                });
-                let child = Child {
-                    id: agent_id.to_owned(),
-                    description: description.clone(),
-                    agent_type: agent_type.clone(),
-                    persona: persona.clone(),
-                    model: model.clone(),
-                    model_source: model_source.clone(),
-                    background: *background,
-                    activity: "Starting".to_owned(),
-                    started: now,
-                    tokens: 0,
-                    finish: None,
-                    swarm,
-                    transcript: Transcript::default(),
-                };
-                if child.background {
-                    self.cells.push(HistoryCell::Lifecycle(Lifecycle {
-                        mark: LifecycleMark::Started,
-                        text: format!(
-                            "Subagent started: \"{description}\" ({} · {agent_id})",
-                            child.label()
-                        ),
-                        detail: format!("{model} from {model_source}"),
-                    }));
-                }
-                self.children.push(child);
-            }
-            HostNotice::SubagentActivity { label } => {
-                if let Some(child) = self.children.iter_mut().find(|c| c.id == agent_id) {
-                    child.activity.clone_from(label);
-                }
-            }
-            HostNotice::SubagentFinished {
-                status,
-                error,
-                tool_calls,
-                elapsed_ms,
-                ..
-            } => {
-                let Some(child) = self.children.iter_mut().find(|c| c.id == agent_id) else {
-                    return;
-                };
-                let finish = ChildFinish {
-                    end: ChildEnd::parse(status),
-                    error: error.clone(),
-                    tool_calls: *tool_calls,
-                    elapsed: Duration::from_millis(*elapsed_ms),
-                };
-                let cell = finished_cell(child, &finish);
-                let end = finish.end;
-                child.finish = Some(finish);
-                child.activity = end.as_str().to_owned();
-                match child.swarm.clone() {
-                    Some(call_id) => {
-                        if let Some(swarm) = self.swarms.iter_mut().find(|s| s.call_id == call_id) {
-                            swarm.count(end);
-                        }
-                    }
-                    None => self.cells.push(HistoryCell::Lifecycle(cell)),
-                }
-            }
-            HostNotice::ApprovalRequested { .. } => {
-                if let Some(child) = self.children.iter_mut().find(|c| c.id == agent_id) {
-                    "Waiting for approval".clone_into(&mut child.activity);
-                }
-            }
-            HostNotice::ApprovalResolved { .. } => {}
-        }
-    }
-
-    /// The swarm of `call_id` ended: its one block is printed.
-    fn finish_swarm(&mut self, call_id: &str, now: Instant) {
-        let Some(swarm) = self.swarms.iter_mut().find(|s| s.call_id == call_id) else {
-            return;
-        };
-        let elapsed = now.saturating_duration_since(swarm.started);
-        swarm.elapsed = Some(elapsed);
-        let mark = if swarm.failed > 0 {
-            LifecycleMark::Failed
-        } else if swarm.cancelled > 0 && swarm.completed == 0 {
-            LifecycleMark::Cancelled
-        } else {
-            LifecycleMark::Completed
-        };
-        self.cells.push(HistoryCell::Lifecycle(Lifecycle {
-            mark,
-            text: swarm.summary(),
-            detail: format!("in {}", format_elapsed(elapsed)),
-        }));
-    }
-
     /// Prints the finished blocks of the streaming answer (up to its last blank line outside
     /// a code fence, before a block that starts at the margin), so a long answer reaches the
     /// scrollback as it streams instead of all at its end.
@@ -450,7 +249,7 @@ impl Transcript {
         }
     }
 
-    fn count(&mut self, input: u64, output: u64) {
+    pub(crate) fn count(&mut self, input: u64, output: u64) {
         self.tokens.input += input;
         self.tokens.output += output;
     }

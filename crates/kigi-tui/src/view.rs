@@ -215,7 +215,8 @@ pub fn live_lines(
     )
 }
 
-/// The status line: model, permission mode, tokens, children, queued messages.
+/// The status line: model, permission mode, tokens, children, background commands, queued
+/// messages.
 pub fn status_line(app: &App, width: usize) -> Line<'static> {
     let t = &app.transcript;
     if app.quit_armed {
@@ -236,6 +237,11 @@ pub fn status_line(app: &App, width: usize) -> Line<'static> {
     let running = t.running_children();
     if running > 0 {
         parts.push(format!("{running} running"));
+    }
+    let commands = t.running_commands();
+    if commands > 0 {
+        let s = if commands == 1 { "" } else { "s" };
+        parts.push(format!("{commands} background command{s}"));
     }
     if !app.queued.is_empty() {
         parts.push(format!("{} queued", app.queued.len()));

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kigi_agent::PermissionMode;
 use kigi_protocol::{
-    CanonicalToolMeta, HostEvent, HostEventBody, HostNotice, SessionEvent, ToolCallMeta, ToolKind,
-    ToolNamespace, ToolStatus,
+    BackgroundCommandStatus, CanonicalToolMeta, HostEvent, HostEventBody, HostNotice, SessionEvent,
+    ToolCallMeta, ToolKind, ToolNamespace, ToolStatus,
 };
 use kigi_tui::agent_catalog::{AgentCatalog, CatalogEntry};
 use kigi_tui::agents_modal::AgentsTab;
@@ -88,6 +88,7 @@ impl Tree {
                 model_source: "parent".into(),
                 background,
                 worktree: None,
+                resumed: false,
             }),
         );
     }
@@ -110,6 +111,7 @@ impl Tree {
                 input_tokens: tokens,
                 output_tokens: 0,
                 cached_input_tokens: 0,
+                context_window: None,
             }),
         );
     }
@@ -369,6 +371,9 @@ fn catalog() -> AgentCatalog {
         detail: format!(
             "name:            {name}\nscope:           {scope} ({source})\nmodel:           inherit\n\nYou are {name}."
         ),
+        // Shadowed rows and personas are not switched; built-ins have no file to change.
+        enabled: (note.is_empty() && name != "Implementer").then_some(true),
+        file: source.starts_with('/').then(|| source.into()),
     };
     AgentCatalog {
         agents: vec![
@@ -433,4 +438,170 @@ fn config_agents_and_personas_are_commands_that_open_the_modal() {
             "{line}"
         );
     }
+}
+
+#[test]
+fn background_commands_show_in_the_status_line_and_after_the_subagents_in_the_tasks_pane() {
+    let mut tree = two_children();
+    let notice = |tree: &mut Tree, secs: u64, agent: &str, notice: HostNotice| {
+        tree.child(secs, agent, HostEventBody::Notice(notice));
+    };
+    let started = |task: &str, command: &str| HostNotice::BackgroundCommandStarted {
+        task_id: task.into(),
+        command: command.into(),
+    };
+    let finished = |task: &str, status: BackgroundCommandStatus, exit_code: Option<i32>| {
+        HostNotice::BackgroundCommandFinished {
+            task_id: task.into(),
+            status,
+            exit_code,
+        }
+    };
+    notice(&mut tree, 3, "main", started("task-1", "npm run dev"));
+    notice(
+        &mut tree,
+        4,
+        "sub-2",
+        started("task-2", "cargo build --release"),
+    );
+    notice(
+        &mut tree,
+        9,
+        "sub-2",
+        finished("task-2", BackgroundCommandStatus::Exited, Some(101)),
+    );
+    notice(&mut tree, 5, "main", started("task-3", "tail -f app.log"));
+    notice(
+        &mut tree,
+        8,
+        "main",
+        finished("task-3", BackgroundCommandStatus::Killed, None),
+    );
+    let status = live(&tree.app, 100, 3);
+    tree.ctrl('b');
+    let pane = live(&tree.app, 100, 12);
+    // The commands group folds like the subagents group.
+    tree.key(KeyCode::Down);
+    tree.key(KeyCode::Down);
+    tree.key(KeyCode::Enter);
+    assert!(tree.app.tasks.as_ref().unwrap().commands_collapsed);
+    insta::assert_snapshot!(format!("{status}\n{pane}"));
+}
+
+#[test]
+fn a_child_moved_to_the_background_says_so_and_a_resumed_child_wears_a_badge() {
+    let mut tree = two_children();
+    tree.child(
+        5,
+        "sub-1",
+        HostEventBody::Notice(HostNotice::SubagentMovedToBackground {}),
+    );
+    tree.child(
+        6,
+        "sub-3",
+        HostEventBody::Notice(HostNotice::SubagentStarted {
+            description: "finish the review".into(),
+            agent_type: "reviewer".into(),
+            persona: None,
+            model: "scripted".into(),
+            model_source: "parent".into(),
+            background: false,
+            worktree: None,
+            resumed: true,
+        }),
+    );
+    let blocks = live(&tree.app, 90, 8);
+    tree.app.framed = Some(kigi_tui::framed_view::Framed::new("sub-3"));
+    let frame = live(&tree.app, 80, 8);
+    insta::assert_snapshot!(format!("{}\n{blocks}\n{frame}", history(&tree.app, 90)));
+}
+
+#[test]
+fn from_a_childs_frame_a_message_goes_to_it_through_the_host_and_nothing_else() {
+    let mut tree = two_children();
+    tree.app.framed = Some(kigi_tui::framed_view::Framed::new("sub-1"));
+    // Keys that would act on the parent do nothing to the child.
+    assert!(tree.key(KeyCode::Char('k')).is_empty());
+    assert!(tree.key(KeyCode::Char('m')).is_empty());
+    for ch in "also run clippy".chars() {
+        assert!(tree.key(KeyCode::Char(ch)).is_empty());
+    }
+    let writing = live(&tree.app, 70, 9);
+    insta::assert_snapshot!(writing);
+    assert_eq!(
+        tree.key(KeyCode::Enter),
+        [Action::Command(
+            kigi_protocol::HostCommand::SendToSubagent {
+                id: "sub-1".into(),
+                text: "also run clippy".into(),
+            }
+        )]
+    );
+    // The frame stays open; Esc drops a message not sent, then q closes the frame.
+    tree.key(KeyCode::Char('m'));
+    tree.key(KeyCode::Char('x'));
+    assert!(tree.key(KeyCode::Esc).is_empty());
+    assert!(tree.app.framed.is_some());
+    tree.key(KeyCode::Char('q'));
+    assert!(tree.app.framed.is_none());
+}
+
+#[test]
+fn the_agents_modal_switches_types_creates_edits_and_deletes_but_never_a_built_in() {
+    let mut tree = Tree::new();
+    tree.app.open_agents(catalog(), AgentsTab::Agents);
+    // Space on the project agent asks the loop to switch it off; its row changes only once
+    // the host took it (the loop then persists it).
+    assert_eq!(
+        tree.key(KeyCode::Char(' ')),
+        [Action::ToggleSubagent {
+            agent_type: "reviewer".into(),
+            enabled: false,
+        }]
+    );
+    let modal = tree.app.agents.as_ref().unwrap();
+    assert_eq!(modal.catalog.agents[0].enabled, Some(true));
+    assert!(tree.app.type_toggles.is_empty());
+    tree.app.subagent_switched("reviewer", false);
+    let off = live(&tree.app, 80, 10);
+    // A built-in is switched like any type, but not edited or deleted.
+    tree.key(KeyCode::Down);
+    assert!(tree.key(KeyCode::Char('e')).is_empty());
+    assert!(tree.key(KeyCode::Char('d')).is_empty());
+    let read_only = live(&tree.app, 80, 10);
+    // A file is deleted only after a yes.
+    tree.key(KeyCode::Down);
+    assert!(tree.key(KeyCode::Char('d')).is_empty());
+    let confirm = live(&tree.app, 80, 10);
+    assert_eq!(
+        tree.key(KeyCode::Char('y')),
+        [Action::DeleteDefinition(
+            "/home/u/.kigi/agents/explore.md".into()
+        )]
+    );
+    assert_eq!(
+        tree.key(KeyCode::Char('e')),
+        [Action::EditDefinition(
+            "/home/u/.kigi/agents/explore.md".into()
+        )]
+    );
+    // `n` asks for a name, then the loop writes the starter and opens the editor.
+    tree.key(KeyCode::Char('n'));
+    for ch in "checker".chars() {
+        assert!(tree.key(KeyCode::Char(ch)).is_empty());
+    }
+    let naming = live(&tree.app, 80, 10);
+    assert_eq!(
+        tree.key(KeyCode::Enter),
+        [Action::CreateAgent("checker".into())]
+    );
+    insta::assert_snapshot!(format!("{off}\n{read_only}\n{confirm}\n{naming}"));
+    // The session's switch outlives the modal: opened again, reviewer is still off.
+    tree.key(KeyCode::Esc);
+    tree.app.open_agents(catalog(), AgentsTab::Agents);
+    let modal = tree.app.agents.as_ref().unwrap();
+    assert_eq!(modal.catalog.agents[0].enabled, Some(false));
+    // Personas are not switched.
+    tree.key(KeyCode::Tab);
+    assert!(tree.key(KeyCode::Char(' ')).is_empty());
 }

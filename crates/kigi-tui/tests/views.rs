@@ -76,9 +76,14 @@ fn history(app: &App, width: u16) -> String {
         .transcript
         .cells
         .iter()
-        .flat_map(|cell| {
-            let mut lines = cell.lines(width as usize, &app.theme);
-            lines.push(Line::default());
+        .enumerate()
+        .flat_map(|(i, cell)| {
+            // A blank line between cells, as the terminal prints them.
+            let mut lines = Vec::new();
+            if i > 0 && !cell.joins_previous() {
+                lines.push(Line::default());
+            }
+            lines.extend(cell.lines(width as usize, &app.theme));
             lines
         })
         .collect();
@@ -120,6 +125,7 @@ fn working_with_a_running_call_children_and_a_queued_message() {
                 model_source: "parent".into(),
                 background: n == 2,
                 worktree: None,
+                resumed: false,
             }),
         });
     }
@@ -273,6 +279,7 @@ fn history_search_and_context_share_in_the_status_line() {
         input_tokens: 32_000,
         output_tokens: 1_000,
         cached_input_tokens: 0,
+        context_window: None,
     }));
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
@@ -296,4 +303,83 @@ fn at_mention_popup_lists_matching_files() {
         ));
     }
     insta::assert_snapshot!(live(&app, 50, 6));
+}
+
+/// `lines` as text with each coloured or styled run marked: `[LightMagenta]fn[/]`,
+/// `[DIM | ITALIC]// note[/]`; runs without a style are bare.
+fn styled(lines: &[Line<'static>]) -> String {
+    lines
+        .iter()
+        .map(|line| {
+            line.spans
+                .iter()
+                .map(|span| {
+                    let mut marks = Vec::new();
+                    if let Some(fg) = span.style.fg {
+                        marks.push(format!("{fg:?}"));
+                    }
+                    if !span.style.add_modifier.is_empty() {
+                        marks.push(format!("{:?}", span.style.add_modifier));
+                    }
+                    if marks.is_empty() {
+                        span.content.to_string()
+                    } else {
+                        format!("[{}]{}[/]", marks.join(" "), span.content)
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn code_blocks_are_coloured_by_language_in_both_themes_and_plain_under_no_color() {
+    let answer = "Run it:\n\n```rust\n// greet\nfn main() {\n    let n = 42;\n    println!(\"hi {n}\");\n}\n```\n\n```diff\n-old\n+new\n```\n\n```nonsense\nkept plain\n```\n";
+    let mut out = Vec::new();
+    for (name, no_color) in [
+        (ThemeName::Night, false),
+        (ThemeName::Day, false),
+        (ThemeName::Night, true),
+    ] {
+        let theme = Theme::new(name, no_color);
+        let lines = kigi_tui::markdown::render_markdown(answer, 60, &theme);
+        out.push(format!(
+            "{} no_color={no_color}\n{}",
+            name.as_str(),
+            styled(&lines)
+        ));
+    }
+    insta::assert_snapshot!(out.join("\n\n"));
+}
+
+#[test]
+fn attached_files_show_in_the_users_block() {
+    let mut app = app();
+    app.on_host_event(&main(SessionEvent::UserMessage {
+        text: "compare @src/parser.rs with @README.md".into(),
+    }));
+    app.on_host_event(&main(SessionEvent::UserAttachments {
+        files: vec![
+            kigi_protocol::AttachedText {
+                source: "src/parser.rs".into(),
+                text: "fn parse() {}\n".into(),
+            },
+            kigi_protocol::AttachedText {
+                source: "README.md".into(),
+                text: "# demo\n\nA demo.\n".into(),
+            },
+        ],
+        images: vec![kigi_protocol::ImagePart {
+            media_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        }],
+    }));
+    app.on_host_event(&main(SessionEvent::AssistantMessage {
+        text: "They agree.".into(),
+        thinking: String::new(),
+        thinking_signature: None,
+        tool_calls: vec![],
+    }));
+    insta::assert_snapshot!(history(&app, 40));
 }

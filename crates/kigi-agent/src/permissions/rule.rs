@@ -127,6 +127,10 @@ impl PermissionRule {
     /// True when the rule is about the tool `canonical` of `kind`, whatever its input.
     pub fn selects(&self, canonical: &str, kind: ToolKind) -> bool {
         match &self.tools {
+            // `WebFetch` covers every fetch: `web_fetch`, and the browser opening a URL.
+            ToolSelector::Named("web_fetch") => {
+                canonical == "web_fetch" || kind == ToolKind::WebFetch
+            }
             ToolSelector::Tool(name) | ToolSelector::Named(name) => *name == canonical,
             ToolSelector::Edits => kind.writes_files(),
             ToolSelector::Reads => reads_files(kind),
@@ -244,6 +248,13 @@ mod tests {
             parse("WebFetch(domain:Example.com)").specifier,
             Some(Specifier::Domain("example.com".into()))
         );
+        let fetch = parse("WebFetch(domain:example.com)");
+        assert!(fetch.selects("web_fetch", ToolKind::WebFetch));
+        assert!(
+            fetch.selects("browser_open", ToolKind::WebFetch),
+            "opening a page in the browser is a fetch"
+        );
+        assert!(!fetch.selects("browser_click", ToolKind::Other));
         assert_eq!(
             parse("mcp__github").tools,
             ToolSelector::Pattern("mcp__github__*".into())

@@ -332,7 +332,14 @@ impl CompiledRule {
             (Some(Specifier::Domain(domain)), CallInput::Host(host)) => {
                 host == domain || host.ends_with(&format!(".{domain}"))
             }
-            (Some(Specifier::Agent(agent)), CallInput::Agent(name)) => agent == name,
+            // `Task(reviewer)` covers the routes of `reviewer` (`reviewer.ui`): a route is no
+            // new permission identity.
+            (Some(Specifier::Agent(agent)), CallInput::Agent(name)) => {
+                agent == name
+                    || name
+                        .strip_prefix(agent.as_str())
+                        .is_some_and(|rest| rest.starts_with('.'))
+            }
             _ => false,
         }
     }
@@ -536,6 +543,17 @@ mod tests {
             rules.evaluate(&spawn("general-purpose")),
             RuleVerdict::Deny(_)
         ));
+        assert!(
+            matches!(
+                rules.evaluate(&spawn("general-purpose.fast")),
+                RuleVerdict::Deny(_)
+            ),
+            "a route is its type's"
+        );
+        assert_eq!(
+            rules.evaluate(&spawn("general-purposeful")),
+            RuleVerdict::NoRule
+        );
         assert_eq!(rules.evaluate(&spawn("explore")), RuleVerdict::NoRule);
     }
 }

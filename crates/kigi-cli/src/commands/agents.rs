@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use kigi_agent::{
     AgentBuilder, DiscoveredAgent, FileStatus, KigiPaths, ModelChoice, ProjectLayout, PromptMode,
-    Severity, create_agent_file,
+    Severity, browser_unavailable, create_agent_file,
 };
 use serde_json::json;
 
@@ -36,13 +36,17 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             .agents
             .iter()
             .map(|a| {
-                json!({
+                let mut entry = json!({
                     "name": a.definition.name,
                     "scope": a.scope,
                     "source": a.origin(),
                     "trusted": a.trusted,
                     "description": a.definition.display_description(),
-                })
+                });
+                if let Some(why) = browser_unavailable(&a.definition, &discovery.browser) {
+                    entry["unavailable"] = json!(why.to_string());
+                }
+                entry
             })
             .collect();
         let shadowed: Vec<_> = report
@@ -70,7 +74,7 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
         .max()
         .unwrap_or(4);
     for agent in &report.agents {
-        let lines = format!(
+        let mut lines = format!(
             "{:width$}  {:8}  {}\n{:width$}  {:8}  {}",
             agent.definition.name,
             agent.scope.as_str(),
@@ -79,6 +83,13 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             "",
             agent.origin(),
         );
+        // Listed all the same: installing the browser is all it takes.
+        if let Some(why) = browser_unavailable(&agent.definition, &discovery.browser) {
+            lines.push_str(&format!(
+                "\n{:width$}  {:8}  cannot run here: {why}",
+                "", ""
+            ));
+        }
         outln!("{}", safe(&lines));
     }
     for shadowed in &report.shadowed {
@@ -119,13 +130,17 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
         .with_paths(discovery.paths.clone())
         .from_definition(agent.definition.clone())
         .build()?;
+    let unavailable = browser_unavailable(&agent.definition, &discovery.browser);
     if as_json {
-        let out = json!({
+        let mut out = json!({
             "scope": agent.scope,
             "source": agent.origin(),
             "trusted": agent.trusted,
             "agent": built,
         });
+        if let Some(why) = &unavailable {
+            out["unavailable"] = json!(why.to_string());
+        }
         outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -139,6 +154,9 @@ pub fn show(name: &str, with_prompt: bool, as_json: bool) -> anyhow::Result<Exit
         agent.origin()
     )?;
     writeln!(text, "trusted:         {}", agent.trusted)?;
+    if let Some(why) = &unavailable {
+        writeln!(text, "unavailable:     {why}")?;
+    }
     let model = match def.model.effective(&discovery.model_aliases) {
         ModelChoice::Inherit if def.model != ModelChoice::Inherit => format!(
             "{} (not a configured model alias: runs on the parent's model)",

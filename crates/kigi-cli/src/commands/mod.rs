@@ -40,12 +40,16 @@ pub fn context_with_config() -> anyhow::Result<(std::path::PathBuf, Discovery, L
     Ok((cwd, discovery, loaded))
 }
 
-/// The session host, from `config.toml` read once; its warnings (unknown keys with their
-/// lines, bad environment values) go to stderr before anything runs.
+/// The session host, from `config.toml` read once, with the ACP client for executors; its
+/// warnings (unknown keys with their lines, bad environment values) go to stderr before
+/// anything runs.
 pub fn session_host() -> anyhow::Result<kigi_core::host::SessionHost> {
     let paths = KigiPaths::from_env();
     crate::logging::init(paths.kigi_home.join("logs"));
-    let host = kigi_core::host::SessionHost::load(paths, print::process_env())?;
+    let mut host = kigi_core::host::SessionHost::load(paths, print::process_env())?;
+    // `kind = "acp"` executors speak ACP through kigi-acp's client; kigi-core cannot depend
+    // on it, so every front end's host is handed it here.
+    host.set_acp_driver(std::sync::Arc::new(kigi_acp::AcpClient));
     for warning in host.config_warnings() {
         errln!("kigi: warning: {warning}");
     }

@@ -88,6 +88,18 @@ pub fn show(id: &str, agent: Option<&str>, as_json: bool) -> anyhow::Result<Exit
             }
             SessionEvent::UserMessage { text } => say(format!("\n[{time}] user:\n{text}")),
             SessionEvent::Reminder { text, .. } => say(format!("\n[{time}] reminder:\n{text}")),
+            SessionEvent::UserAttachments { files, images } => {
+                for file in files {
+                    say(format!(
+                        "  attached {} ({} lines)",
+                        file.source,
+                        file.text.lines().count()
+                    ));
+                }
+                for image in images {
+                    say(format!("  attached an image ({})", image.media_type));
+                }
+            }
             SessionEvent::AssistantMessage { text, thinking, .. } => {
                 if !thinking.is_empty() {
                     say(format!("\n[{time}] thinking:\n{thinking}"));
@@ -115,9 +127,11 @@ pub fn show(id: &str, agent: Option<&str>, as_json: bool) -> anyhow::Result<Exit
                 input_tokens,
                 output_tokens,
                 cached_input_tokens,
+                context_window,
             } => {
+                let share = context_share(*input_tokens + *output_tokens, *context_window);
                 say(format!(
-                    "[{time}]   tokens: {input_tokens} in ({cached_input_tokens} cached), {output_tokens} out"
+                    "[{time}]   tokens: {input_tokens} in ({cached_input_tokens} cached), {output_tokens} out{share}"
                 ));
             }
             SessionEvent::Retrying {
@@ -186,4 +200,12 @@ fn children_of(store: &SessionStore, id: &str) -> Vec<String> {
         .unwrap_or_default();
     ids.sort_by_key(|id| id.trim_start_matches("sub-").parse::<u64>().unwrap_or(0));
     ids
+}
+
+/// `, context 12% of 128000` when the window is known: how full the model's context was.
+fn context_share(tokens: u64, window: Option<u64>) -> String {
+    match window.filter(|w| *w > 0) {
+        Some(window) => format!(", context {}% of {window}", tokens * 100 / window),
+        None => String::new(),
+    }
 }

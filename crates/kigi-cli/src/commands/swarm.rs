@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use kigi_agent::PermissionMode;
 use kigi_core::host::SwarmOpen;
-use kigi_core::swarm::{SwarmCounts, SwarmReport, SwarmRequest, run_swarm};
+use kigi_core::swarm::{SwarmCounts, SwarmReport, SwarmRequest, SwarmRun, run_swarm};
 use kigi_model::ModelFlags;
 
 use super::progress::{self, OutputFormat};
@@ -37,6 +37,9 @@ pub struct SwarmOptions {
     /// A model alias for the members (default: the session's model).
     #[arg(long, value_name = "ALIAS")]
     pub member_model: Option<String>,
+    /// Every member's reasoning effort: low, medium or high (default: the model's).
+    #[arg(long, value_name = "EFFORT")]
+    pub effort: Option<String>,
     /// The most members running at once (default: `[swarm] max_concurrency`).
     #[arg(long, value_name = "N")]
     pub max_concurrency: Option<usize>,
@@ -159,10 +162,14 @@ pub fn run(
         super::cancel_on_signal(swarm.cancel());
         let total = request.items.len();
         let terminal = std::io::stderr().is_terminal();
+        let run = SwarmRun {
+            effort: args.effort.as_deref(),
+            max_concurrency: args.max_concurrency,
+        };
         let report = run_swarm(
             swarm.coordinator(),
             &request,
-            args.max_concurrency,
+            run,
             swarm.cancel(),
             &|counts| show_progress(counts, total, terminal),
         )

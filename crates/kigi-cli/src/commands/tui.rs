@@ -81,10 +81,13 @@ pub fn run(args: TuiArgs) -> anyhow::Result<ExitCode> {
             errln!("kigi: carry on with `kigi --resume {id}`");
             Ok(ExitCode::SUCCESS)
         }
-        Err(TuiError::Host(HostError::Model(
-            error @ (ModelConfigError::MissingEndpoint { .. }
-            | ModelConfigError::MissingModel { .. }),
-        ))) => offer_demo(&error.to_string(), args.prompt.as_deref()),
+        Err(TuiError::Host(error)) => match *error {
+            HostError::Model(
+                error @ (ModelConfigError::MissingEndpoint { .. }
+                | ModelConfigError::MissingModel { .. }),
+            ) => offer_demo(&error.to_string(), args.prompt.as_deref()),
+            other => Err(TuiError::from(other).into()),
+        },
         Err(error) => Err(error.into()),
     }
 }

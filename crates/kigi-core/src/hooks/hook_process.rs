@@ -103,15 +103,5 @@ async fn read_capped(mut pipe: impl AsyncRead + Unpin) -> String {
 }
 
 async fn drain(reader: Option<tokio::task::JoinHandle<String>>) -> String {
-    let Some(reader) = reader else {
-        return String::new();
-    };
-    let abort = reader.abort_handle();
-    match tokio::time::timeout(DRAIN_CEILING, reader).await {
-        Ok(Ok(text)) => text,
-        _ => {
-            abort.abort();
-            String::new()
-        }
-    }
+    crate::reader_drain::drain(reader, DRAIN_CEILING).await
 }

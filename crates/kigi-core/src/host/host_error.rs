@@ -43,7 +43,25 @@ pub enum HostError {
     /// `KillSubagent` / `SendToSubagent` about a child that cannot take it.
     #[error(transparent)]
     Subagent(#[from] crate::subagent::ChildError),
+    /// A user turn's attachment that cannot be read, or may not be.
+    #[error(transparent)]
+    Attachment(#[from] crate::attachments::AttachmentError),
+    /// `SetSubagentEnabled` naming a type that does not exist.
+    #[error(transparent)]
+    SubagentType(Box<crate::subagent::SpawnError>),
+    /// The agent drives a browser and there is none on this machine.
+    #[error("agent `{agent}` cannot run here: {reason}")]
+    BrowserMissing {
+        agent: String,
+        reason: Box<kigi_agent::BrowserMissing>,
+    },
     /// A command to a session that has shut down.
     #[error("session {session_id} has shut down")]
     SessionClosed { session_id: String },
+}
+
+impl From<crate::subagent::SpawnError> for HostError {
+    fn from(error: crate::subagent::SpawnError) -> Self {
+        Self::SubagentType(Box::new(error))
+    }
 }

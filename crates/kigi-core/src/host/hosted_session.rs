@@ -12,13 +12,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kigi_protocol::HostCommand;
+use kigi_model::ModelClient;
+use kigi_protocol::{HostCommand, HostNotice};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::AgentEmitter;
 use super::approvals::ApprovalBroker;
 use super::event_stream::{EventSink, EventStream, event_channel};
 use super::host_error::HostError;
+use super::model_switch::{ModelResolver, ModelSwitch};
+use crate::attachments::{AttachmentReader, ResolvedAttachments};
 use crate::inbox::MessageQueue;
 use crate::lock::lock;
 use crate::session::{Session, TurnError, TurnSummary};
@@ -30,6 +34,7 @@ const SHUTDOWN_CEILING: Duration = Duration::from_secs(10);
 /// A turn waiting for the runner.
 struct TurnOrder {
     text: String,
+    attachments: ResolvedAttachments,
     reply: Option<oneshot::Sender<Result<TurnSummary, TurnError>>>,
 }
 
@@ -47,8 +52,18 @@ pub(super) struct Controls {
     pub mode: crate::shared_mode::SharedMode,
     /// Set by `Compact`; the session reads it at its next request.
     pub compact: Arc<std::sync::atomic::AtomicBool>,
-    /// The session's children, for `KillSubagent` and `SendToSubagent`.
+    /// The session's children, for `KillSubagent`, `SendToSubagent` and
+    /// `SetSubagentEnabled`.
     pub coordinator: Arc<Coordinator>,
+    /// Reads and judges a user turn's attachments.
+    pub attachments: AttachmentReader,
+    /// Resolves `SetModel`'s name; the session takes the client at its next request.
+    pub models: ModelResolver,
+    pub model_switch: Arc<ModelSwitch>,
+    /// The main agent's model now (what `SetModel` replaces).
+    pub model: Mutex<ModelClient>,
+    /// The main agent's notices (`model_changed`).
+    pub main_events: AgentEmitter,
 }
 
 /// The turn in flight (or next), under one lock so an interrupt and the end of a turn
@@ -108,7 +123,10 @@ impl SessionControl {
             return Err(self.closed());
         }
         match command {
-            HostCommand::UserTurn { text } => self.queue(text, None),
+            HostCommand::UserTurn { text, attachments } => {
+                let attachments = self.shared.controls.attachments.resolve(&attachments)?;
+                self.queue(text, attachments, None)
+            }
             HostCommand::Interrupt => {
                 let turns = lock(&self.shared.turns);
                 if turns.busy > 0 {
@@ -130,6 +148,29 @@ impl SessionControl {
                 self.shared.controls.mode.set(parsed);
                 Ok(())
             }
+            HostCommand::SetModel { model } => {
+                let controls = &self.shared.controls;
+                let mut current = lock(&controls.model);
+                let client = controls.models.client(&model, &current)?;
+                *current = client.clone();
+                controls.coordinator.set_parent_client(client.clone());
+                controls.main_events.notice(HostNotice::ModelChanged {
+                    model: client.endpoint().model.clone(),
+                    context_window: client.endpoint().context_window,
+                });
+                controls.model_switch.request(client);
+                Ok(())
+            }
+            HostCommand::SetSubagentEnabled {
+                agent_type,
+                enabled,
+            } => {
+                self.shared
+                    .controls
+                    .coordinator
+                    .set_type_enabled(&agent_type, enabled)?;
+                Ok(())
+            }
             HostCommand::Compact => {
                 self.shared.controls.compact.store(true, Ordering::SeqCst);
                 Ok(())
@@ -149,11 +190,31 @@ impl SessionControl {
     /// Runs a user turn (after any queued before it) and returns how it ended. A session that
     /// has ended, or ends first, ends it as cancelled.
     pub async fn run_turn(&self, text: &str) -> Result<TurnSummary, TurnError> {
-        let (reply, outcome) = oneshot::channel();
-        if self.queue(text.to_owned(), Some(reply)).is_err() {
-            return Err(TurnError::Cancelled);
+        match self.start_turn(text.to_owned(), &[]) {
+            Ok(outcome) => outcome.await,
+            Err(_) => Err(TurnError::Cancelled),
         }
-        outcome.await.unwrap_or(Err(TurnError::Cancelled))
+    }
+
+    /// Queues a user turn with `attachments` and returns its outcome, to await. The
+    /// attachments are read and judged now, so a bad one is an error (naming it) before
+    /// anything is queued; a front end that answers each turn (ACP) needs both.
+    pub fn start_turn(
+        &self,
+        text: String,
+        attachments: &[kigi_protocol::Attachment],
+    ) -> Result<impl Future<Output = Result<TurnSummary, TurnError>> + Send + 'static, HostError>
+    {
+        let attachments = self.shared.controls.attachments.resolve(attachments)?;
+        let (reply, outcome) = oneshot::channel();
+        self.queue(text, attachments, Some(reply))?;
+        Ok(async move { outcome.await.unwrap_or(Err(TurnError::Cancelled)) })
+    }
+
+    /// The main agent's model now (`SetModel` replaces it): what a front end offers as the
+    /// current choice.
+    pub fn model(&self) -> kigi_model::ModelEndpoint {
+        lock(&self.shared.controls.model).endpoint().clone()
     }
 
     /// The ids of the asks waiting for an answer now (a front end that reconnects shows
@@ -170,13 +231,19 @@ impl SessionControl {
     fn queue(
         &self,
         text: String,
+        attachments: ResolvedAttachments,
         reply: Option<oneshot::Sender<Result<TurnSummary, TurnError>>>,
     ) -> Result<(), HostError> {
         if self.is_closed() {
             return Err(self.closed());
         }
         lock(&self.shared.turns).busy += 1;
-        if self.orders.send(TurnOrder { text, reply }).is_err() {
+        let order = TurnOrder {
+            text,
+            attachments,
+            reply,
+        };
+        if self.orders.send(order).is_err() {
             lock(&self.shared.turns).busy -= 1;
             return Err(self.closed());
         }
@@ -336,7 +403,9 @@ async fn run(
             break;
         };
         let cancel = lock(&shared.turns).cancel.clone();
-        let outcome = session.run_turn(&order.text, &cancel).await;
+        let outcome = session
+            .run_turn_with(&order.text, order.attachments, &cancel)
+            .await;
         {
             let mut turns = lock(&shared.turns);
             turns.busy = turns.busy.saturating_sub(1);

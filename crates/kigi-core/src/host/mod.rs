@@ -10,18 +10,23 @@
 mod activity;
 mod agent_choice;
 mod approvals;
+mod background_notices;
 mod event_stream;
 mod host_error;
 mod hosted_session;
 mod hosted_swarm;
+mod model_switch;
 mod session_guard;
 mod session_host;
 
 pub use activity::activity_label;
 pub use agent_choice::AgentChoice;
 pub use approvals::ApprovalBroker;
+pub(crate) use background_notices::BackgroundNotices;
 pub use event_stream::{AgentEmitter, EventSink, EventStream, event_channel};
 pub use host_error::HostError;
 pub use hosted_session::{HostedSession, SessionControl};
 pub use hosted_swarm::HostedSwarm;
+pub(crate) use model_switch::ModelResolver;
+pub use model_switch::ModelSwitch;
 pub use session_host::{ApprovalMode, OpenRequest, SessionHost, SessionStart, SwarmOpen};

@@ -76,6 +76,12 @@ pub struct OpenRequest {
     /// MCP servers the front end names for this session (an editor's `session/new`), started
     /// beside the configured ones, as the user's own.
     pub mcp_servers: Vec<(String, kigi_mcp::McpServerConfig)>,
+    /// The editor's files (ACP `fs/*`): the main agent's file tools and its children's read
+    /// and write through them.
+    pub editor_files: Option<Arc<dyn kigi_tools::EditorFiles>>,
+    /// The editor's terminal (ACP `terminal/*`): the main agent's foreground commands run
+    /// there when its sandbox is `danger-full-access` (never a child's).
+    pub editor_terminal: Option<Arc<dyn kigi_tools::EditorTerminal>>,
 }
 
 impl OpenRequest {
@@ -93,6 +99,8 @@ impl OpenRequest {
             rules: PermissionRules::default(),
             sandbox: None,
             mcp_servers: Vec::new(),
+            editor_files: None,
+            editor_terminal: None,
         }
     }
 }
@@ -131,6 +139,8 @@ pub struct SessionHost {
     mcp_servers: std::collections::BTreeMap<String, kigi_mcp::McpServerConfig>,
     /// What the machine offers the sandbox, when told rather than probed.
     sandbox_support: Option<SandboxSupport>,
+    /// The ACP client `kind = "acp"` executors run through (see `set_acp_driver`).
+    acp_driver: Option<Arc<dyn crate::executor::AcpDriver>>,
 }
 
 impl std::fmt::Debug for SessionHost {
@@ -159,6 +169,7 @@ impl SessionHost {
             mcp_servers: Default::default(),
             compaction: Default::default(),
             sandbox_support: None,
+            acp_driver: None,
         }
     }
 
@@ -204,6 +215,12 @@ impl SessionHost {
 
     /// Takes `support` as what this machine offers the sandbox instead of probing the kernel
     /// (an embedder that knows better, and tests of the fallback where the kernel cannot).
+    /// The ACP client for `kind = "acp"` executors. It comes from the front end's crate
+    /// (`kigi-acp`), which depends on this one; without it such a spawn is refused.
+    pub fn set_acp_driver(&mut self, driver: Arc<dyn crate::executor::AcpDriver>) {
+        self.acp_driver = Some(driver);
+    }
+
     pub fn set_sandbox_support(&mut self, support: SandboxSupport) {
         self.sandbox_support = Some(support);
     }
@@ -268,6 +285,8 @@ impl SessionHost {
             rules,
             sandbox,
             mcp_servers,
+            editor_files,
+            editor_terminal,
         } = request;
         let resume_id = match start {
             SessionStart::New => None,
@@ -305,6 +324,31 @@ impl SessionHost {
             .set_approver(broker.as_ref().map(|b| b.approver_for(main.clone())));
         let (guard, mut rule_notices) = self.guard_for(&cwd, &rules, sandbox)?;
         setup.runtime.guard(&guard);
+        setup
+            .runtime
+            .set_editor(editor_files.clone(), editor_terminal);
+        // A main agent with browser tools (`--agent browser-use`) needs a browser here.
+        if kigi_agent::drives_browser(&agent.definition) {
+            let config = &self.discovery.browser;
+            let executable = config
+                .locate()
+                .map_err(|reason| HostError::BrowserMissing {
+                    agent: agent.name.clone(),
+                    reason: Box::new(reason),
+                })?;
+            Session::attach_browser(
+                &mut setup,
+                kigi_browser::LaunchOptions {
+                    executable,
+                    headless: config.headless,
+                },
+            );
+        }
+        let attachments = crate::attachments::AttachmentReader {
+            cwd: cwd.clone(),
+            rules: Arc::clone(&guard.rules),
+            secrets: setup.runtime.context().secrets.clone(),
+        };
         let identity = HookIdentity {
             session_id: session_id.clone(),
             transcript_path: self.store.wire_path(&session_id)?,
@@ -345,6 +389,8 @@ impl SessionHost {
             events: main.clone(),
             approvals: broker.clone(),
             guard,
+            editor_files,
+            acp_driver: self.acp_driver.clone(),
             compaction: self.compaction,
             parent_policy: kigi_agent::PolicyScope::of_agent(&agent.definition),
             mcp: setup
@@ -360,10 +406,12 @@ impl SessionHost {
         setup.compaction = self.compaction.for_agent(agent.definition.compaction);
         let steer = Arc::new(crate::inbox::MessageQueue::default());
         setup.steer = Some(Arc::clone(&steer));
+        let model_switch = Arc::new(super::ModelSwitch::default());
+        setup.model_switch = Some(Arc::clone(&model_switch));
         let (session, mut warnings) = match &resume_id {
-            Some(id) => Session::resume(&self.store, id, setup, main)?,
+            Some(id) => Session::resume(&self.store, id, setup, main.clone())?,
             None => (
-                Session::start_as(&self.store, &session_id, setup, main)?,
+                Session::start_as(&self.store, &session_id, setup, main.clone())?,
                 Vec::new(),
             ),
         };
@@ -398,6 +446,15 @@ impl SessionHost {
                 },
                 mode: main_mode,
                 compact,
+                attachments,
+                models: super::ModelResolver {
+                    models: self.models.clone(),
+                    env: Arc::clone(&self.env),
+                    base_url_override: model.base_url.clone(),
+                },
+                model_switch,
+                model: std::sync::Mutex::new(main_client.clone()),
+                main_events: main.clone(),
             },
         ))
     }
@@ -453,6 +510,8 @@ impl SessionHost {
             events: AgentEmitter::main(sink.clone()),
             approvals: None,
             guard,
+            editor_files: None,
+            acp_driver: self.acp_driver.clone(),
             compaction: self.compaction,
             parent_policy: kigi_agent::PolicyScope::of_agent(&parent.definition),
             mcp,

@@ -33,6 +33,8 @@ pub(super) struct ModelBinding {
     /// `high (persona)`: the effort and its layer, for the result.
     pub effort_label: Option<String>,
     pub advice: Vec<ModelAdvice>,
+    /// The type's `model_profiles` entry for the bound model (the first that names it).
+    pub profile: Option<kigi_agent::ModelProfile>,
 }
 
 impl Coordinator {
@@ -54,7 +56,33 @@ impl Coordinator {
             Some(client) => (client.clone(), "resumed source"),
             None => self.pick_client(definition, &request)?,
         };
-        let (effort, effort_from) = self.pick_effort(definition, &request)?;
+        let models = &self.setup.models.models;
+        let identity = |entry: &str| {
+            models
+                .get(entry)
+                .and_then(|settings| settings.model.clone())
+                .unwrap_or_else(|| entry.to_owned())
+        };
+        // The entries that name the bound model (configured aliases only): the first gives
+        // the defaults, every one adds its hard lists.
+        let matching: Vec<&kigi_agent::ModelProfile> = definition
+            .model_profiles
+            .iter()
+            .filter(|p| models.contains_key(&p.alias))
+            .filter(|p| identity(&p.alias) == client.endpoint().model)
+            .collect();
+        let profile = matching.first().copied();
+        let (effort, effort_from) = self.pick_effort(definition, profile, &request)?;
+        let client =
+            match (request.resumed, profile) {
+                (None, Some(profile)) => super::model_profile_caps::apply(&client, profile)
+                    .map_err(|source| SpawnError::Model {
+                        alias: profile.alias.clone(),
+                        layer: "model_profiles",
+                        source,
+                    })?,
+                _ => client,
+            };
         let endpoint = client.endpoint();
         let binding = Binding {
             model: &endpoint.alias,
@@ -63,15 +91,19 @@ impl Coordinator {
             effort,
             effort_from: effort_from.unwrap_or("model's default"),
         };
-        let models = &self.setup.models.models;
-        let identity = |entry: &str| {
-            models
-                .get(entry)
-                .and_then(|settings| settings.model.clone())
-                .unwrap_or_else(|| entry.to_owned())
-        };
-        let advice = self
-            .model_policy(definition)
+        let policy = matching
+            .iter()
+            .fold(self.model_policy(definition), |policy, entry| {
+                policy.narrowed_by(PolicyScope {
+                    source: format!(
+                        "model_profiles entry `{}` of agent `{}`",
+                        entry.alias, definition.name
+                    ),
+                    lists: entry.lists.clone(),
+                    menu: None,
+                })
+            });
+        let advice = policy
             .check(&binding, &identity)
             .map_err(|violation| SpawnError::Policy {
                 agent_type: request.agent_type.to_owned(),
@@ -85,6 +117,7 @@ impl Coordinator {
             model_source,
             effort,
             advice,
+            profile: profile.cloned(),
         })
     }
 
@@ -113,7 +146,7 @@ impl Coordinator {
             definition: definition_alias.as_deref(),
         });
         let client = match &pick.alias {
-            None => self.setup.parent_client.clone(),
+            None => self.parent_client(),
             Some(alias) => self.client_for(alias).map_err(|source| SpawnError::Model {
                 alias: alias.clone(),
                 layer: pick.source.as_str(),
@@ -123,11 +156,13 @@ impl Coordinator {
         Ok((client, pick.source.as_str()))
     }
 
-    /// The effort: spawn-time, then the persona's, then the type's `effort`; `None` leaves
-    /// the model's default. An effort that is not one is refused wherever it was written.
+    /// The effort: spawn-time, then the persona's, then the bound model's `model_profiles`
+    /// entry, then the type's `effort`; `None` leaves the model's default. An effort that is
+    /// not one is refused wherever it was written.
     fn pick_effort(
         &self,
         definition: &AgentDefinition,
+        profile: Option<&kigi_agent::ModelProfile>,
         request: &BindingRequest<'_>,
     ) -> Result<(Option<ReasoningEffort>, Option<&'static str>), SpawnError> {
         if let Some(effort) = request.spawn_effort {
@@ -139,6 +174,14 @@ impl Coordinator {
                     effort: effort.to_owned(),
                 })?;
             return Ok((Some(parsed), Some(ModelSource::Persona.as_str())));
+        }
+        if let Some(effort) = profile.and_then(|p| p.thinking_effort.as_deref()) {
+            let parsed =
+                ReasoningEffort::parse(effort).ok_or_else(|| SpawnError::DefinitionEffort {
+                    agent_type: request.agent_type.to_owned(),
+                    effort: effort.to_owned(),
+                })?;
+            return Ok((Some(parsed), Some("model_profiles")));
         }
         if let Some(effort) = &definition.effort {
             let parsed =
@@ -160,11 +203,11 @@ impl Coordinator {
         effort: Option<ReasoningEffort>,
     ) -> Result<(), SpawnError> {
         let (definition, role) = self.type_definition(agent_type)?;
-        let role = role.and_then(|name| self.roles.get(&name).map(|e| e.value.clone()));
+        let role = role.and_then(|name| self.roles().get(&name).map(|e| e.value.clone()));
         let persona = role
             .as_ref()
             .and_then(|r| r.persona.as_deref())
-            .and_then(|name| self.personas.get(name).map(|e| e.value.clone()));
+            .and_then(|name| self.personas().get(name).map(|e| e.value.clone()));
         self.bind_model(
             &definition,
             BindingRequest {

@@ -34,6 +34,8 @@ pub(crate) struct ChildMeta {
     /// The soft model lists' advisories, for the result.
     pub advice: Vec<String>,
     pub isolation: Option<String>,
+    /// The executor its turns run on instead of kigi's loop.
+    pub executor: Option<Arc<crate::executor::ExternalEngine>>,
 }
 
 /// One child of a session.
@@ -62,10 +64,15 @@ pub(crate) struct Child {
 }
 
 impl Child {
-    /// Marks the child as running in the background: nobody waits for it now.
+    /// Marks the child as running in the background: nobody waits for it now. Front ends
+    /// are told once, when a foreground child moves.
     pub fn to_background(&self) {
-        self.background.store(true, Ordering::Relaxed);
+        let was_background = self.background.swap(true, Ordering::Relaxed);
         self.foreground.cancel();
+        if !was_background && !self.finished() {
+            self.events
+                .notice(kigi_protocol::HostNotice::SubagentMovedToBackground {});
+        }
     }
 
     pub fn finished(&self) -> bool {
@@ -106,8 +113,26 @@ impl Child {
                 }
             }
         };
+        let mut engine_model = None;
         let outcome = {
-            let turn = session.run_turn(&prompt, &cancel);
+            let turn = async {
+                let Some(engine) = &self.meta.executor else {
+                    return session.run_turn(&prompt, &cancel).await;
+                };
+                let cwd = session.tool_context().cwd.clone();
+                let limit = self.meta.timeout;
+                let (outcome, report) = crate::executor::run_external_turn(
+                    &mut session,
+                    engine,
+                    &prompt,
+                    &cwd,
+                    limit,
+                    &cancel,
+                )
+                .await;
+                engine_model = report.model;
+                outcome
+            };
             tokio::pin!(turn);
             tokio::select! {
                 outcome = &mut turn => outcome,
@@ -118,12 +143,19 @@ impl Child {
                 }
             }
         };
-        // Servers the child started itself stop with its turn.
+        // Servers the child started itself stop with its turn, and so does its browser (a
+        // later message starts a new one).
         if let Some(own) = session.own_mcp() {
             own.shutdown().await;
         }
+        if let Some(browser) = session.browser() {
+            browser.close().await;
+        }
         let so_far = session.last_turn().clone();
         let mut result = self.result_of(outcome, &so_far, timed_out, started.elapsed());
+        if let Some(model) = engine_model {
+            result.model = model;
+        }
         if let Some(worktree) = self.meta.worktree.clone() {
             let message = format!("kigi subagent {}: {}", self.id, self.meta.description);
             let finished = tokio::task::spawn_blocking(move || worktree.finish(&message)).await;

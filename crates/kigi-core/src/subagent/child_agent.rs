@@ -1,6 +1,8 @@
 //! A child's agent: its type's definition, narrowed to what its parent has and what its
 //! capability mode allows, with no delegation tools. A child never has more than its parent:
-//! not a tool, not a permission.
+//! not a tool, not a permission. The one exception is the browser tools: they are opt-in, so
+//! no parent has them unless it is a browser agent itself, and `browser-use` exists to be
+//! spawned; the session's rules and the parent's mode still judge every call they make.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -21,8 +23,14 @@ pub fn child_agent(
     let parent: BTreeSet<&str> = parent_tools.iter().map(|t| t.name.as_str()).collect();
     for spec in ToolCatalog::built_in().specs() {
         // `notify_parent` is the one tool only children have: it reaches no one but the parent.
-        let outside_parent = !parent.contains(&*spec.name) && spec.name != "notify_parent";
-        let outside_mode = capability.is_some_and(|mode| !mode.allows(spec.kind));
+        // The browser tools are opt-in (no parent has them): only the built-in `browser-use`
+        // (or a route of it) gets them without its parent having them.
+        let browser_agent =
+            definition.name == "browser-use" && kigi_tools::is_browser_tool(&spec.name);
+        let outside_parent =
+            !parent.contains(&*spec.name) && spec.name != "notify_parent" && !browser_agent;
+        let outside_mode =
+            capability.is_some_and(|mode| !mode.allows_tool(spec.kind, spec.read_only));
         if outside_parent || outside_mode || spec.kind.delegates() {
             definition.disallowed_tools.push(spec.name.to_string());
         }
@@ -74,5 +82,26 @@ mod tests {
         assert_eq!(child_permission(Default, DontAsk), DontAsk);
         assert_eq!(child_permission(DontAsk, AcceptEdits), DontAsk);
         assert_eq!(child_permission(Plan, AcceptEdits), Plan);
+    }
+
+    #[test]
+    fn browser_use_keeps_its_browser_tools_under_a_parent_without_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let paths = KigiPaths::new(tmp.path().join("home"), None);
+        let definition = kigi_agent::built_in_definitions()
+            .into_iter()
+            .find(|d| d.name == "browser-use")
+            .unwrap();
+        let parent: Vec<ResolvedTool> = Vec::new();
+        let agent = child_agent(definition, None, &parent, tmp.path(), &paths).unwrap();
+        let names: Vec<&str> = agent.tools.iter().map(|t| t.name.as_str()).collect();
+        assert!(names.contains(&"browser_open") && names.contains(&"browser_screenshot"));
+        // Everything else still comes only from the parent.
+        let explore = kigi_agent::built_in_definitions()
+            .into_iter()
+            .find(|d| d.name == "explore")
+            .unwrap();
+        let agent = child_agent(explore, None, &parent, tmp.path(), &paths).unwrap();
+        assert!(agent.tools.is_empty(), "{:?}", agent.tools);
     }
 }

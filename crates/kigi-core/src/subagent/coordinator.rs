@@ -69,6 +69,11 @@ pub(crate) struct CoordinatorSetup {
     pub approvals: Option<Arc<ApprovalBroker>>,
     /// The session's guard, which every child runs under unchanged.
     pub guard: crate::runtime_guard::RuntimeGuard,
+    /// The editor's files, when the session runs in one: children read and write through
+    /// them as their parent does.
+    pub editor_files: Option<Arc<dyn kigi_tools::EditorFiles>>,
+    /// The ACP client `kind = "acp"` executors run through; `None` refuses such a spawn.
+    pub acp_driver: Option<Arc<dyn crate::executor::AcpDriver>>,
     /// When a child compacts (each with its own model's window).
     pub compaction: crate::compaction::CompactionPolicy,
     /// The parent's own hard model lists: a child is never looser than its parent.
@@ -95,8 +100,6 @@ pub enum SpawnOutcome {
 /// The coordinator of one session's children.
 pub struct Coordinator {
     pub(super) setup: CoordinatorSetup,
-    pub(super) personas: kigi_agent::PersonaSet,
-    pub(super) roles: kigi_agent::RoleSet,
     pub(super) children: Mutex<Vec<Arc<Child>>>,
     /// Messages for the parent's next step, by the child they are about.
     inbox: Arc<MessageQueue>,
@@ -110,6 +113,8 @@ pub struct Coordinator {
     next_id: AtomicU64,
     await_budget: Duration,
     timeout: Duration,
+    /// What a person changed while the session runs (see `session_choices`).
+    pub(super) choices: super::session_choices::SessionChoices,
 }
 
 impl std::fmt::Debug for CoordinatorSetup {
@@ -158,14 +163,8 @@ impl Coordinator {
                 .unwrap_or(kigi_agent::SubagentsConfig::DEFAULT_MAX_CONCURRENT)
                 .max(1),
         ));
-        let paths = setup.discovery.paths.clone();
-        let personas =
-            kigi_agent::PersonaSet::discover(&setup.discovery.subagents, &paths, &setup.cwd);
-        let roles = kigi_agent::RoleSet::discover(&setup.discovery.subagents, &paths, &setup.cwd);
         Arc::new(Self {
             setup,
-            personas,
-            roles,
             children: Mutex::new(Vec::new()),
             inbox: Arc::new(MessageQueue::default()),
             tree,
@@ -173,6 +172,7 @@ impl Coordinator {
             worktree_lock: tokio::sync::Mutex::new(()),
             slots,
             next_id: AtomicU64::new(existing),
+            choices: Default::default(),
             await_budget,
             timeout,
         })
@@ -192,33 +192,63 @@ impl Coordinator {
     /// advice), as `name: description` lines.
     pub fn available_types(&self) -> Vec<(String, String)> {
         let report = self.setup.discovery.discover(&self.setup.cwd);
-        let roles = self
-            .roles
+        let role_set = self.roles();
+        let roles = role_set
             .entries
             .iter()
-            .filter(|(name, _)| {
-                report.get(name).is_none() && self.setup.discovery.subagents.type_enabled(name)
-            })
+            .filter(|(name, _)| report.get(name).is_none() && self.type_enabled(name))
             .map(|(name, entry)| (name.clone(), format!("(role) {}", entry.value.description)));
         let mut types: Vec<(String, String)> = report
             .names()
             .into_iter()
-            .filter(|name| {
-                *name != kigi_agent::DEFAULT_AGENT
-                    && self.setup.discovery.subagents.type_enabled(name)
-            })
+            .filter(|name| *name != kigi_agent::DEFAULT_AGENT && self.type_enabled(name))
             .filter_map(|name| {
-                report.get(name).map(|a| {
-                    let mut description = a.definition.display_description();
+                // A private profile keeps running where it runs, but is offered to no one.
+                report.get(name).filter(|a| !a.definition.private).map(|a| {
+                    let mut description = a.definition.dispatch_description();
                     // The soft model lists advise where the model chooses.
                     if let Some(advice) = a.definition.model_lists.advice_summary() {
                         description.push_str(&format!(" [{advice}]"));
+                    }
+                    // Its per-model recipes, and when to pick each (configured aliases only).
+                    let models = &self.setup.models.models;
+                    let menu: Vec<String> = a
+                        .definition
+                        .model_profiles
+                        .iter()
+                        .filter(|p| models.contains_key(&p.alias))
+                        .map(|p| match p.when.as_deref().map(str::trim) {
+                            Some(when) if !when.is_empty() => format!("{}: {when}", p.alias),
+                            _ => p.alias.clone(),
+                        })
+                        .collect();
+                    if !menu.is_empty() {
+                        description.push_str(&format!(" [models: {}]", menu.join("; ")));
                     }
                     (name.to_owned(), description)
                 })
             })
             .collect();
         types.extend(roles);
+        // Routes of the types offered above (a route of a private or switched-off profile is
+        // not offered either).
+        let offered: Vec<String> = types.iter().map(|(name, _)| name.clone()).collect();
+        for route in self.setup.discovery.routes(&self.setup.cwd).routes {
+            if offered.contains(&route.profile) && self.type_enabled(&route.id) {
+                let model = route
+                    .model()
+                    .map(|m| format!(" [model {m}]"))
+                    .unwrap_or_default();
+                types.push((
+                    route.id.clone(),
+                    format!(
+                        "(route of {}) {}{model}",
+                        route.profile,
+                        route.description()
+                    ),
+                ));
+            }
+        }
         types
     }
 
@@ -304,9 +334,13 @@ impl Coordinator {
         id: String,
         source: Option<ResumeSource>,
     ) -> Result<Arc<Child>, SpawnError> {
-        let mut prepared = self
-            .prepare(&spawn, &id, source.as_ref().map(|s| &s.client))
-            .await?;
+        let mut prepared = match self.prepare_external(&spawn, &id, source.is_some())? {
+            Some(external) => external,
+            None => {
+                self.prepare(&spawn, &id, source.as_ref().map(|s| &s.client))
+                    .await?
+            }
+        };
         let child_inbox = Arc::new(MessageQueue::default());
         prepared.setup.inbox = Some(Arc::clone(&child_inbox) as Arc<dyn Inbox>);
         prepared.setup.runtime.register(Arc::new(NotifyParent {
@@ -316,6 +350,7 @@ impl Coordinator {
         if let Some(source) = &source {
             // A resumed child keeps its source's model (bound in `prepare`) and tool state.
             prepared.setup.runtime.share_state(&source.tools);
+            prepared.setup.system_prompt = source.system_prompt.clone();
         }
         let events = self.setup.events.child(&id);
         let foreground = CancellationToken::new();
@@ -342,6 +377,7 @@ impl Coordinator {
                 .worktree
                 .as_ref()
                 .map(|w| w.path.display().to_string()),
+            resumed: source.is_some(),
         });
         let opened = Session::start_child(
             &self.setup.store,
@@ -388,6 +424,7 @@ impl Coordinator {
                 effort: prepared.effort,
                 advice: prepared.advice,
                 isolation: prepared.isolation,
+                executor: prepared.executor,
             },
             background: AtomicBool::new(spawn.background),
             foreground,

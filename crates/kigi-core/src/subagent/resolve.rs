@@ -31,6 +31,8 @@ pub(super) struct Prepared {
     /// The soft lists' advisories (`model_not_preferred: …`).
     pub advice: Vec<String>,
     pub isolation: Option<String>,
+    /// The executor the child's turns run on (see `external_child`); `None`: kigi's loop.
+    pub executor: Option<std::sync::Arc<crate::executor::ExternalEngine>>,
 }
 
 impl Coordinator {
@@ -41,28 +43,13 @@ impl Coordinator {
         id: &str,
         resumed: Option<&ModelClient>,
     ) -> Result<Prepared, SpawnError> {
-        if !self
-            .setup
-            .discovery
-            .subagents
-            .type_enabled(&spawn.agent_type)
-        {
-            return Err(SpawnError::TypeDisabled {
-                agent_type: spawn.agent_type.clone(),
-            });
-        }
-        if let Some(name) = &spawn.name
-            && lock(&self.children)
-                .iter()
-                .any(|c| c.name.as_deref() == Some(name))
-        {
-            return Err(SpawnError::NameTaken { name: name.clone() });
-        }
-        let (definition, role) = self.type_definition(&spawn.agent_type)?;
+        let (mut definition, role) = self.type_definition(&spawn.agent_type)?;
+        self.admit(spawn, &definition, resumed.is_some())?;
         let cwd = self.child_cwd(spawn.cwd.as_deref())?;
+        let roles = self.roles();
         let role_value = role
             .as_ref()
-            .and_then(|name| self.roles.get(name))
+            .and_then(|name| roles.get(name))
             .map(|e| e.value.clone());
         let capability = match (
             spawn.capability_mode,
@@ -85,16 +72,17 @@ impl Coordinator {
             .persona
             .clone()
             .or_else(|| role_value.as_ref().and_then(|r| r.persona.clone()));
+        let personas = self.personas();
         let persona = match &persona_name {
             Some(name) => Some((
                 name.clone(),
-                self.personas
+                personas
                     .instructions(name)
                     .map_err(|reason| SpawnError::Persona {
                         persona: name.clone(),
                         reason,
                     })?,
-                self.personas
+                personas
                     .get(name)
                     .map(|e| e.value.clone())
                     .unwrap_or_default(),
@@ -132,7 +120,30 @@ impl Coordinator {
             },
         )?;
         let client = binding.client.clone();
+        // The bound model's `model_profiles` entry extends the body, then the delegation
+        // notice goes where the body asks (or first).
+        if let Some(profile) = &binding.profile {
+            definition.body = profile.compose_prompt(&definition.body);
+        }
+        super::delegation_notice::add_delegation_notice(&mut definition, id, &spawn.description);
         let mode = child_permission(parent_mode, definition.permission_mode);
+        // An agent with browser tools needs a browser on the machine: without one it does not
+        // start (and says how to install one). The browser itself starts at its first call.
+        let browser = if kigi_agent::drives_browser(&definition) {
+            let config = &self.setup.discovery.browser;
+            let executable = config
+                .locate()
+                .map_err(|reason| SpawnError::BrowserMissing {
+                    agent_type: spawn.agent_type.clone(),
+                    reason: Box::new(reason),
+                })?;
+            Some(kigi_browser::LaunchOptions {
+                executable,
+                headless: config.headless,
+            })
+        } else {
+            None
+        };
         // Everything is checked: only now is a worktree made, so a refusal leaves none behind.
         let worktree = if isolate {
             let dir = self
@@ -176,6 +187,10 @@ impl Coordinator {
         let mut setup =
             SessionSetup::for_agent(&agent, client, ToolRegistry::built_in(), &cwd, Some(mode));
         setup.runtime = setup.runtime.at_depth(1);
+        // Files through the editor, as the parent; commands never in its terminal.
+        setup
+            .runtime
+            .set_editor(self.setup.editor_files.clone(), None);
         match &worktree {
             // Its rules judge paths in its own checkout, as they would in the project.
             Some(worktree) => {
@@ -185,6 +200,10 @@ impl Coordinator {
                 setup.runtime.set_write_root(&worktree.path);
             }
             None => setup.runtime.guard(&self.setup.guard),
+        }
+        // One browser per child, stopped when its turn ends (see `child`).
+        if let Some(options) = browser {
+            crate::session::Session::attach_browser(&mut setup, options);
         }
         self.child_hooks(&mut setup, &agent, id, &cwd).await;
         // The child's own inline servers start with it (the session's run already); they
@@ -246,12 +265,43 @@ impl Coordinator {
             model_source: binding.model_source,
             persona: persona_name,
             prompt,
+            executor: None,
         })
     }
 
-    /// The definition a type runs: a discovered agent of that name, else a role (which runs
-    /// as `general-purpose` with the role's description and prompt). Returns the role's name
-    /// when it is one.
+    /// Whether a spawn of `definition` may start at all, native or external: its type is
+    /// switched on, it is not private (a resume of a child already on it carries on), and its
+    /// name is free.
+    pub(super) fn admit(
+        &self,
+        spawn: &CheckedSpawn,
+        definition: &kigi_agent::AgentDefinition,
+        resumed: bool,
+    ) -> Result<(), SpawnError> {
+        if !self.type_enabled(&spawn.agent_type) {
+            return Err(SpawnError::TypeDisabled {
+                agent_type: spawn.agent_type.clone(),
+            });
+        }
+        // Retired profiles: what runs on one keeps running, a resume carries on, nothing new.
+        if definition.private && !resumed {
+            return Err(SpawnError::PrivateProfile {
+                agent_type: spawn.agent_type.clone(),
+            });
+        }
+        if let Some(name) = &spawn.name
+            && lock(&self.children)
+                .iter()
+                .any(|c| c.name.as_deref() == Some(name))
+        {
+            return Err(SpawnError::NameTaken { name: name.clone() });
+        }
+        Ok(())
+    }
+
+    /// The definition a type runs: a route (`profile.route`) applied to its base, a
+    /// discovered agent of that name, else a role (which runs as `general-purpose` with the
+    /// role's description and prompt). Returns the role's name when it is one.
     pub(super) fn type_definition(
         &self,
         agent_type: &str,
@@ -263,10 +313,20 @@ impl Coordinator {
                 .map(|found| found.filter(|f| f.definition.name != kigi_agent::DEFAULT_AGENT))
                 .map_err(SpawnError::Definition)
         };
+        if agent_type.contains('.') {
+            let routes = self.setup.discovery.routes(&self.setup.cwd);
+            if let Some(route) = routes.get(agent_type) {
+                let base = lookup(&route.profile)?.ok_or_else(|| SpawnError::RouteBaseMissing {
+                    route: agent_type.to_owned(),
+                    base: route.profile.clone(),
+                })?;
+                return Ok((route.apply(&base.definition), None));
+            }
+        }
         if let Some(found) = lookup(agent_type)? {
             return Ok((found.definition, None));
         }
-        if let Some(role) = self.roles.get(agent_type) {
+        if let Some(role) = self.roles().get(agent_type) {
             let base = lookup(kigi_agent::DEFAULT_SUBAGENT_TYPE)?.ok_or_else(|| {
                 SpawnError::RoleBaseMissing {
                     role: agent_type.to_owned(),
@@ -279,7 +339,7 @@ impl Coordinator {
                 definition.description = role.value.description.clone();
             }
             if let Some(prompt) =
-                self.roles
+                self.roles()
                     .prompt(agent_type)
                     .map_err(|reason| SpawnError::RolePrompt {
                         role: agent_type.to_owned(),
@@ -303,7 +363,7 @@ impl Coordinator {
 
     /// Whether `agent_type` can be spawned (known, not switched off).
     pub(crate) fn check_spawnable_type(&self, agent_type: &str) -> Result<(), SpawnError> {
-        if !self.setup.discovery.subagents.type_enabled(agent_type) {
+        if !self.type_enabled(agent_type) {
             return Err(SpawnError::TypeDisabled {
                 agent_type: agent_type.to_owned(),
             });
@@ -353,7 +413,7 @@ impl Coordinator {
     }
 
     /// `cwd` inside the parent's working directory (a child never reaches outside it).
-    fn child_cwd(&self, cwd: Option<&str>) -> Result<PathBuf, SpawnError> {
+    pub(super) fn child_cwd(&self, cwd: Option<&str>) -> Result<PathBuf, SpawnError> {
         let Some(cwd) = cwd else {
             return Ok(self.setup.cwd.clone());
         };

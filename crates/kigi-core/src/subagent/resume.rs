@@ -14,6 +14,9 @@ pub(crate) struct ResumeSource {
     pub client: ModelClient,
     pub tools: kigi_tools::ToolContext,
     pub events: Vec<SessionEvent>,
+    /// The prompt it ran with: a resumed child keeps it even if its type's file changed
+    /// (edited, made private) since.
+    pub system_prompt: String,
 }
 
 impl Coordinator {
@@ -65,6 +68,7 @@ impl Coordinator {
             client: session.client().clone(),
             tools: session.tool_context().clone(),
             events,
+            system_prompt: session.system_prompt().to_owned(),
         })
     }
 }

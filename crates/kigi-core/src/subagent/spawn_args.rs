@@ -20,6 +20,9 @@ pub struct SpawnArgs {
     /// Default `general-purpose`.
     #[serde(default)]
     pub subagent_type: Option<String>,
+    /// A route id (`type.route`) instead of subagent_type.
+    #[serde(default)]
+    pub route: Option<String>,
     /// Return the id at once; collect the result with get_command_or_subagent_output.
     #[serde(default)]
     pub background: bool,
@@ -47,6 +50,9 @@ pub struct SpawnArgs {
     /// A persona to apply (tone, focus, output contract).
     #[serde(default)]
     pub persona: Option<String>,
+    /// A configured executor id: run elsewhere.
+    #[serde(default)]
+    pub executor: Option<String>,
 }
 
 /// The arguments after the checks.
@@ -67,6 +73,8 @@ pub struct CheckedSpawn {
     pub resume_from: Option<String>,
     /// `isolation: worktree`.
     pub worktree: bool,
+    /// The `[agent_executors]` id the turn runs on, over the type's own `executor:`.
+    pub executor: Option<String>,
 }
 
 /// Longest description accepted (the tool asks for 3-5 words).
@@ -100,16 +108,30 @@ impl SpawnArgs {
         {
             problems.push(format!("name `{name}` must match ^[a-z0-9_]+$"));
         }
+        let agent_type = match (self.route, self.subagent_type) {
+            (Some(route), Some(base))
+                if route.split_once('.').map(|(profile, _)| profile) != Some(base.as_str()) =>
+            {
+                problems.push(format!(
+                    "route `{route}` is not a route of subagent_type `{base}`"
+                ));
+                base
+            }
+            (Some(route), _) if !route.contains('.') => {
+                problems.push(format!("route `{route}` must be `type.route`"));
+                route
+            }
+            (Some(route), _) => route,
+            (None, Some(base)) => canonical_agent_type(&base).into_owned(),
+            (None, None) => DEFAULT_SUBAGENT_TYPE.to_owned(),
+        };
         if !problems.is_empty() {
             return Err(problems.join("; "));
         }
         Ok(CheckedSpawn {
             prompt: self.prompt,
             description: self.description.trim().to_owned(),
-            agent_type: self.subagent_type.map_or_else(
-                || DEFAULT_SUBAGENT_TYPE.to_owned(),
-                |t| canonical_agent_type(&t).into_owned(),
-            ),
+            agent_type,
             background: self.background,
             capability_mode,
             // A resumed child works where its source did: `cwd` is ignored.
@@ -124,6 +146,7 @@ impl SpawnArgs {
             persona: self.persona,
             resume_from: self.resume_from,
             worktree,
+            executor: self.executor.filter(|id| !id.trim().is_empty()),
         })
     }
 }

@@ -18,6 +18,20 @@ pub enum SpawnError {
         /// The type asked for.
         agent_type: String,
     },
+    /// A route (`profile.route`) whose base profile is not discovered.
+    #[error("route `{route}` specializes `{base}`, which is missing")]
+    RouteBaseMissing {
+        /// The route asked for.
+        route: String,
+        /// Its base profile.
+        base: String,
+    },
+    /// The type's file says `private: true`.
+    #[error("subagent_type `{agent_type}`: profile is private (it takes no new dispatches)")]
+    PrivateProfile {
+        /// The type asked for.
+        agent_type: String,
+    },
     /// Another child of this session already has the name.
     #[error("name `{name}` is already used by a subagent of this session")]
     NameTaken {
@@ -137,6 +151,14 @@ pub enum SpawnError {
         /// Why.
         source: AgentBuildError,
     },
+    /// The type drives a browser, and there is none to drive.
+    #[error("cannot start subagent_type `{agent_type}`: {reason}")]
+    BrowserMissing {
+        /// The type.
+        agent_type: String,
+        /// What is missing and how to install it (boxed: a path, rarely built).
+        reason: Box<kigi_agent::BrowserMissing>,
+    },
     /// The child's transcript cannot be created or seeded.
     #[error("cannot start subagent {id}: {source}")]
     Store {
@@ -201,6 +223,23 @@ pub enum SpawnError {
         /// Why.
         source: StoreError,
     },
+    /// The spawn or the type's file names an executor `config.toml` does not configure.
+    #[error("executor `{executor}` is not configured; configured: {}", if known.is_empty() { "none; add [agent_executors.<id>] to config.toml".to_owned() } else { known.join(", ") })]
+    UnknownExecutor {
+        /// The executor id asked for.
+        executor: String,
+        /// The ids of `[agent_executors]`.
+        known: Vec<String>,
+    },
+    /// The executor cannot run this child (its program is missing, or the spawn asks for
+    /// something an external engine cannot honour).
+    #[error("executor `{executor}`: {reason}")]
+    Executor {
+        /// The executor id.
+        executor: String,
+        /// Why, naming the program or the argument.
+        reason: String,
+    },
     /// A foreground child was cancelled before it finished.
     #[error("subagent {id} was cancelled before it finished")]
     Cancelled {
@@ -225,13 +264,16 @@ impl SpawnError {
             Self::ModelAlias { source, .. } => {
                 !matches!(source, ModelConfigError::UnknownAlias { .. })
             }
-            Self::Store { .. } | Self::ResumeLoad { .. } | Self::WorkingDirectory(_) => true,
+            Self::Store { .. }
+            | Self::ResumeLoad { .. }
+            | Self::WorkingDirectory(_)
+            | Self::BrowserMissing { .. } => true,
             _ => false,
         }
     }
 
     /// A stable code for an environmental failure (`spawn.worktree`, `spawn.model`,
-    /// `spawn.store`, `spawn.io`); `None` for a bad request.
+    /// `spawn.store`, `spawn.browser`, `spawn.io`); `None` for a bad request.
     pub fn code(&self) -> Option<&'static str> {
         if !self.is_environmental() {
             return None;
@@ -240,6 +282,7 @@ impl SpawnError {
             Self::Worktree(_) => "spawn.worktree",
             Self::Model { .. } | Self::ModelAlias { .. } => "spawn.model",
             Self::Store { .. } | Self::ResumeLoad { .. } => "spawn.store",
+            Self::BrowserMissing { .. } => "spawn.browser",
             _ => "spawn.io",
         })
     }

@@ -12,9 +12,7 @@ use super::engine::{
     EngineSettings, IdSlot, MemberFuture, MemberRun, SwarmBackend, SwarmCounts, SwarmReport,
     member_budget, run,
 };
-use super::plan::{
-    MemberSpec, PlanContext, PlanFault, SwarmPlan, SwarmRequest, plan, plan_with_effort,
-};
+use super::plan::{MemberSpec, PlanContext, PlanFault, SwarmPlan, SwarmRequest, plan_with_effort};
 use super::schedule::Schedule;
 use crate::subagent::{CheckedSpawn, ChildStatus, Coordinator, SpawnOutcome};
 
@@ -41,6 +39,7 @@ impl SwarmBackend for CoordinatorBackend {
             persona: None,
             resume_from: None,
             worktree: self.plan.worktree,
+            executor: None,
         };
         // The id is taken here, not in the future: members get ids in launch (item) order.
         let child_id = coordinator.reserve_id();
@@ -103,30 +102,26 @@ impl PlanContext for Coordinator {
     }
 }
 
+/// How a swarm runs beside its request: every member's `effort` (checked with the rest of
+/// the request) and the most members at once (overriding `[swarm]` and the environment).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SwarmRun<'a> {
+    pub effort: Option<&'a str>,
+    pub max_concurrency: Option<usize>,
+}
+
 /// From a request to a report on `coordinator`, the one path `agent_swarm` and `kigi swarm`
 /// share: plan (every fault at once, nothing started), settings from `[swarm]` and the
-/// environment (`max_concurrency` overrides both), then the engine.
+/// environment, then the engine.
 pub async fn run_swarm(
     coordinator: &Arc<Coordinator>,
     request: &SwarmRequest,
-    max_concurrency: Option<usize>,
+    run: SwarmRun<'_>,
     cancel: &CancellationToken,
     progress: &(dyn Fn(&SwarmCounts) + Sync),
 ) -> Result<SwarmReport, Vec<PlanFault>> {
-    let plan = plan(request, &**coordinator)?;
-    run_plan(coordinator, plan, max_concurrency, cancel, progress).await
-}
-
-/// [`run_swarm`] with every member's `effort`, checked with the rest of the request.
-pub async fn run_swarm_with_effort(
-    coordinator: &Arc<Coordinator>,
-    request: &SwarmRequest,
-    effort: Option<&str>,
-    cancel: &CancellationToken,
-    progress: &(dyn Fn(&SwarmCounts) + Sync),
-) -> Result<SwarmReport, Vec<PlanFault>> {
-    let plan = plan_with_effort(request, effort, &**coordinator)?;
-    run_plan(coordinator, plan, None, cancel, progress).await
+    let plan = plan_with_effort(request, run.effort, &**coordinator)?;
+    run_plan(coordinator, plan, run.max_concurrency, cancel, progress).await
 }
 
 async fn run_plan(

@@ -9,7 +9,7 @@ mod plan;
 mod schedule;
 mod tool;
 
-pub use backend::{CoordinatorBackend, run_swarm, run_swarm_with_effort, swarm_settings};
+pub use backend::{CoordinatorBackend, SwarmRun, run_swarm, swarm_settings};
 pub use engine::{
     EngineSettings, IdSlot, MemberFuture, MemberReport, MemberRun, SwarmBackend, SwarmCounts,
     SwarmOutcome, SwarmReport, member_budget, run,

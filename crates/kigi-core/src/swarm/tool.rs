@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::backend::run_swarm_with_effort;
+use super::backend::{SwarmRun, run_swarm};
 use super::plan::SwarmRequest;
 use crate::subagent::Coordinator;
 
@@ -64,25 +64,23 @@ impl Tool for AgentSwarm {
                 isolation: args.isolation,
                 model: args.model,
             };
-            let report = run_swarm_with_effort(
-                &self.0,
-                &request,
-                args.effort.as_deref(),
-                &context.cancel,
-                &|_| {},
-            )
-            .await
-            .map_err(|faults| ToolError::InvalidArguments {
-                tool: "agent_swarm".into(),
-                detail: format!(
-                    "nothing was started:\n- {}",
-                    faults
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join("\n- ")
-                ),
-            })?;
+            let run = SwarmRun {
+                effort: args.effort.as_deref(),
+                max_concurrency: None,
+            };
+            let report = run_swarm(&self.0, &request, run, &context.cancel, &|_| {})
+                .await
+                .map_err(|faults| ToolError::InvalidArguments {
+                    tool: "agent_swarm".into(),
+                    detail: format!(
+                        "nothing was started:\n- {}",
+                        faults
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join("\n- ")
+                    ),
+                })?;
             let counts = report.counts();
             let failed = counts.completed == 0;
             Ok(ToolOutput {

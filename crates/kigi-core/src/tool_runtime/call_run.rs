@@ -25,6 +25,7 @@ impl ToolRuntime {
         for ready in batch {
             let mut context = self.context.clone();
             context.cancel = cancel.child_token();
+            context.call_id = Some(calls[ready.index].id.clone());
             let tool = Arc::clone(&ready.tool);
             let arguments = ready.arguments;
             let approval = ready.approval;

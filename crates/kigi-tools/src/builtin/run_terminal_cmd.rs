@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::catalog::{ToolSpec, built_in_spec};
 use crate::context::ToolContext;
+use crate::editor_terminal::TerminalCommand;
 use crate::sandbox::sandbox_denial_note;
 use crate::schema::parameters_of;
 use crate::shell::{self, Ending, OutputBuffer};
@@ -81,22 +82,34 @@ impl Tool for RunTerminalCmd {
                 .filter(|s| s.is_finite() && *s > 0.0)
                 .map_or(context.bash.timeout, Duration::from_secs_f64)
                 .min(MAX_TIMEOUT);
-            let buffer = Arc::new(Mutex::new(OutputBuffer::new(context.bash.output_limit)));
-            let spawned = match shell::spawn(
-                &command,
-                &context.cwd,
-                &context.sandbox,
-                Arc::clone(&buffer),
-            )
-            .await
-            {
-                Ok(spawned) => spawned,
-                Err(e) => {
-                    return Ok(ToolOutput::error(format!("cannot start `{command}`: {e}")));
+            let (output, ending) = match &context.editor_terminal {
+                // The editor's terminal is outside the sandbox: only an unconfined command
+                // may run there.
+                Some(terminal) if !context.sandbox.is_confined() => {
+                    let request = TerminalCommand {
+                        line: &command,
+                        cwd: &context.cwd,
+                        output_limit: context.bash.output_limit,
+                        timeout,
+                        cancel: &context.cancel,
+                        call_id: context.call_id.as_deref(),
+                    };
+                    match terminal.run(request).await {
+                        Ok(run) => (run.output, run.ending),
+                        Err(e) => {
+                            return Ok(ToolOutput::error(format!(
+                                "cannot run `{command}` in the editor's terminal: {e}"
+                            )));
+                        }
+                    }
                 }
+                _ => match run_here(&command, context, timeout).await {
+                    Ok(ran) => ran,
+                    Err(e) => {
+                        return Ok(ToolOutput::error(format!("cannot start `{command}`: {e}")));
+                    }
+                },
             };
-            let ending = shell::wait(spawned, Some(timeout), &context.cancel).await;
-            let output = buffer.lock().map(|b| b.text()).unwrap_or_default();
             Ok(match ending {
                 Ending::Exited(0) => ToolOutput::ok(if output.is_empty() {
                     "(no output)".into()
@@ -123,4 +136,18 @@ impl Tool for RunTerminalCmd {
             })
         })
     }
+}
+
+/// Runs `command` in kigi, inside the context's sandbox: its output and how it ended.
+async fn run_here(
+    command: &str,
+    context: &ToolContext,
+    timeout: Duration,
+) -> Result<(String, Ending), crate::sandbox::SandboxError> {
+    let buffer = Arc::new(Mutex::new(OutputBuffer::new(context.bash.output_limit)));
+    let spawned =
+        shell::spawn(command, &context.cwd, &context.sandbox, Arc::clone(&buffer)).await?;
+    let ending = shell::wait(spawned, Some(timeout), &context.cancel).await;
+    let output = buffer.lock().map(|b| b.text()).unwrap_or_default();
+    Ok((output, ending))
 }

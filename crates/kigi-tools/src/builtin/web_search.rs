@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use crate::catalog::{ToolSpec, built_in_spec};
 use crate::context::ToolContext;
+use crate::kimi_search::{self, KimiStep};
 use crate::schema::parameters_of;
 use crate::tool::{Tool, ToolError, ToolFuture, ToolOutput, parse_arguments};
 use crate::web_request::{WebError, parse_web_url, send, web_client};
@@ -34,6 +35,8 @@ pub struct WebSearch {
     url: Url,
     /// The variable holding the API key.
     api_key_env: Option<String>,
+    /// The model that searches (Kimi's; the other services have none).
+    model: Option<String>,
 }
 
 impl WebSearch {
@@ -54,7 +57,14 @@ impl WebSearch {
             provider,
             url: parse_web_url(url)?,
             api_key_env,
+            model: None,
         })
+    }
+
+    /// The same search run by `model` (Kimi's `$web_search` needs one).
+    pub fn with_model(mut self, model: Option<String>) -> Self {
+        self.model = model;
+        self
     }
 
     fn key(&self) -> Result<Option<String>, WebError> {
@@ -84,6 +94,7 @@ impl WebSearch {
         let client = web_client(None)?;
         let mut url = self.url.clone();
         let request = match self.provider {
+            WebSearchProvider::Kimi => return self.kimi(query, key, &client).await,
             WebSearchProvider::Searxng => {
                 if !url.path().trim_end_matches('/').ends_with("/search") {
                     let path = format!("{}/search", url.path().trim_end_matches('/'));
@@ -112,7 +123,18 @@ impl WebSearch {
                 .header(CONTENT_TYPE, "application/json")
                 .body(json!({"query": query, "max_results": RESULTS}).to_string()),
         };
-        let response = send(&url, request.header(ACCEPT, "application/json")).await?;
+        let body = self.answer(&url, request).await?;
+        let hits = parse_hits(self.provider, &body, RESULTS)?;
+        Ok(render_hits(query, &hits))
+    }
+
+    /// Sends `request` and returns the body of a success answer.
+    async fn answer(
+        &self,
+        url: &Url,
+        request: reqwest::RequestBuilder,
+    ) -> Result<Vec<u8>, WebError> {
+        let response = send(url, request.header(ACCEPT, "application/json")).await?;
         if !response.status.is_success() {
             let body: String = String::from_utf8_lossy(&response.body)
                 .chars()
@@ -124,8 +146,45 @@ impl WebSearch {
                 body: body.trim().to_owned(),
             });
         }
-        let hits = parse_hits(self.provider, &response.body, RESULTS)?;
-        Ok(render_hits(query, &hits))
+        Ok(response.body)
+    }
+
+    /// A search through Kimi's built-in `$web_search`: its calls are answered with their own
+    /// arguments until it answers with the results.
+    async fn kimi(
+        &self,
+        query: &str,
+        key: Option<String>,
+        client: &reqwest::Client,
+    ) -> Result<String, WebError> {
+        let model = self
+            .model
+            .as_deref()
+            .ok_or_else(|| WebError::Unconfigured {
+                service: "kimi".into(),
+                detail: "a model: set [web_search] model to the Kimi model that searches".into(),
+            })?;
+        let mut url = self.url.clone();
+        url.set_path(&kimi_search::chat_completions_path(url.path()));
+        let mut messages = kimi_search::first_messages(query);
+        for _ in 0..kimi_search::MAX_ROUNDS {
+            let request = client
+                .post(url.clone())
+                .header(
+                    AUTHORIZATION,
+                    format!("Bearer {}", key.clone().unwrap_or_default()),
+                )
+                .header(CONTENT_TYPE, "application/json")
+                .body(kimi_search::request_body(model, &messages).to_string());
+            match kimi_search::next_step(&self.answer(&url, request).await?)? {
+                KimiStep::Answer(text) => return Ok(text),
+                KimiStep::Search(more) => messages.extend(more),
+            }
+        }
+        Err(WebError::UnusableAnswer {
+            service: "kimi".into(),
+            detail: format!("still searching after {} requests", kimi_search::MAX_ROUNDS),
+        })
     }
 }
 
