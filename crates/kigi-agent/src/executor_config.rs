@@ -13,7 +13,14 @@ use serde::{Deserialize, Serialize};
 
 /// The placeholders an argument may hold; each is replaced inside its own argument, so a
 /// prompt with spaces or quotes stays one argument.
-pub const EXECUTOR_PLACEHOLDERS: [&str; 3] = ["{prompt}", "{cwd}", "{model}"];
+pub const EXECUTOR_PLACEHOLDERS: [&str; 6] = [
+    "{prompt}",
+    "{prompt_quoted}",
+    "{cwd}",
+    "{model}",
+    "{member}",
+    "{session}",
+];
 
 /// How kigi talks to the executor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -130,7 +137,11 @@ impl TryFrom<ExecutorSection> for ExecutorConfig {
                             .to_owned(),
                     );
                 }
-                if section.args.iter().any(|arg| arg.contains("{prompt}")) {
+                if section
+                    .args
+                    .iter()
+                    .any(|arg| arg.contains("{prompt}") || arg.contains("{prompt_quoted}"))
+                {
                     return Err(
                         "`args` holds `{prompt}`; an ACP agent gets its prompt over the protocol"
                             .to_owned(),

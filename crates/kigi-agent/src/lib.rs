@@ -109,8 +109,8 @@ pub use settings::{
     ParamNameOverrides, PermissionMode, PromptMode, RetryPolicy, ToolConfig, ToolSelection,
 };
 pub use skills::Skill;
-pub use starter::{create_agent_file, starter_definition};
-pub use subagent_toggle_edit::with_subagent_toggle;
+pub use starter::{create_agent_file, create_persona_file, starter_definition, starter_persona};
+pub use subagent_toggle_edit::{with_persona_toggle, with_subagent_toggle};
 pub use subagents_config::SubagentsConfig;
 pub use swarm_config::SwarmConfig;
 pub use system_md::{SYSTEM_MD, apply_system_md};

@@ -5,7 +5,7 @@
 //! The rule: a file's name is its entry's name, checked like an agent name; a bad file is
 //! skipped with a diagnostic naming it, and the others still load.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -72,6 +72,9 @@ pub struct OverlayEntry<T> {
 pub struct OverlaySet<T> {
     pub entries: BTreeMap<String, OverlayEntry<T>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Entries switched off in `config.toml` (`[subagents.persona_toggle]` for personas):
+    /// still listed, never applied.
+    pub switched_off: BTreeSet<String>,
     layout: ProjectLayout,
     paths: KigiPaths,
 }
@@ -91,6 +94,7 @@ impl<T: DeserializeOwned> OverlaySet<T> {
         Self {
             entries,
             diagnostics,
+            switched_off: BTreeSet::new(),
             layout,
             paths: paths.clone(),
         }

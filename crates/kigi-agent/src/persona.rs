@@ -73,6 +73,8 @@ impl OverlaySet<Persona> {
     /// Gathers the personas for `cwd`.
     /// A persona without a `description` is described by the first line of its inline
     /// instructions, so listings never show a blank.
+    /// The personas `[subagents.persona_toggle]` switches off stay listed (so they can be
+    /// switched on again) but are never applied: [`Self::instructions`] refuses them.
     pub fn discover(config: &SubagentsConfig, paths: &KigiPaths, cwd: &Path) -> Self {
         let mut set = Self::gather_set("personas", &config.personas, paths, cwd, BUNDLED);
         for entry in set.entries.values_mut() {
@@ -80,11 +82,43 @@ impl OverlaySet<Persona> {
                 entry.value.description = entry.value.fallback_description();
             }
         }
+        set.switched_off = config
+            .persona_toggle
+            .iter()
+            .filter(|(_, on)| !**on)
+            .map(|(name, _)| name.clone())
+            .collect();
         set
     }
 
-    /// The persona's full instructions (inline, then the file), or why it cannot be used.
+    /// Switches persona `name` on or off in this set (a session's choice over the file's).
+    pub fn switch(&mut self, name: &str, on: bool) {
+        if on {
+            self.switched_off.remove(name);
+        } else {
+            self.switched_off.insert(name.to_owned());
+        }
+    }
+
+    /// Whether `[subagents.persona_toggle]` switched persona `name` off.
+    pub fn is_switched_off(&self, name: &str) -> bool {
+        self.switched_off.contains(name)
+    }
+
+    /// The persona's full instructions (inline, then the file) for a spawn, or why it cannot
+    /// be used (a persona switched off cannot).
     pub fn instructions(&self, name: &str) -> Result<String, String> {
+        if self.is_switched_off(name) && self.get(name).is_some() {
+            return Err(format!(
+                "persona `{name}` is switched off ([subagents.persona_toggle] in config.toml)"
+            ));
+        }
+        self.instructions_text(name)
+    }
+
+    /// The persona's full instructions whether or not it is switched off (what a listing
+    /// shows), or why they cannot be read.
+    pub fn instructions_text(&self, name: &str) -> Result<String, String> {
         let entry = self.get(name).ok_or_else(|| {
             let names: Vec<&str> = self.entries.keys().map(String::as_str).collect();
             format!(
@@ -172,6 +206,32 @@ mod tests {
             set.instructions("reviewer")
                 .unwrap()
                 .contains("Inputs:\n- review_target (file, required)")
+        );
+    }
+
+    #[test]
+    fn a_persona_switched_off_is_listed_but_refused_for_a_spawn() {
+        let (_tmp, set) = set(
+            "[subagents.persona_toggle]\nconcise = false\nreviewer = true\nghost = false\n",
+            &[],
+        );
+        assert!(set.get("concise").is_some(), "still listed");
+        assert!(set.is_switched_off("concise") && !set.is_switched_off("reviewer"));
+        assert_eq!(
+            set.instructions("concise").unwrap_err(),
+            "persona `concise` is switched off ([subagents.persona_toggle] in config.toml)"
+        );
+        assert!(
+            set.instructions_text("concise")
+                .unwrap()
+                .starts_with("Be concise.")
+        );
+        assert!(set.instructions("reviewer").is_ok());
+        // A switch of a persona nothing defines says it is not found, not that it is off.
+        assert!(
+            set.instructions("ghost")
+                .unwrap_err()
+                .starts_with("persona `ghost` not found")
         );
     }
 

@@ -1,26 +1,44 @@
-//! Switching one subagent type on or off in `config.toml`'s `[subagents.toggle]`, as text,
-//! so the rest of the file (the person's comments, order and layout) stays as written.
+//! Switching one subagent type (`[subagents.toggle]`) or persona
+//! (`[subagents.persona_toggle]`) on or off in `config.toml`, as text, so the rest of the file
+//! (the person's comments, order and layout) stays as written.
 //!
 //! The rule: an edit is checked by parsing the result; when the file spells the toggle in a
 //! form this does not edit (an inline table, dotted keys under `[subagents]`), or is not valid
 //! TOML, nothing is written and the caller says so.
+
+/// The `[subagents]` table a switch is written in.
+const SUBAGENTS: &str = "subagents";
+/// Subagent types: `[subagents.toggle]`.
+const TYPE_TABLE: &str = "toggle";
+/// Personas: `[subagents.persona_toggle]`.
+const PERSONA_TABLE: &str = "persona_toggle";
 
 /// `text` with `agent_type` switched to `enabled` in `[subagents.toggle]`: its line's value
 /// replaced (a comment after it kept), or a line added under the table (the table appended
 /// when the file has none). Switching on a type the file does not mention changes nothing
 /// (types are on unless switched off). `None` when the edit cannot be made safely.
 pub fn with_subagent_toggle(text: &str, agent_type: &str, enabled: bool) -> Option<String> {
+    with_toggle(text, TYPE_TABLE, agent_type, enabled)
+}
+
+/// `text` with `persona` switched to `enabled` in `[subagents.persona_toggle]`, edited as
+/// [`with_subagent_toggle`] edits a type's switch.
+pub fn with_persona_toggle(text: &str, persona: &str, enabled: bool) -> Option<String> {
+    with_toggle(text, PERSONA_TABLE, persona, enabled)
+}
+
+/// `text` with `name` switched to `enabled` in `[subagents.<table>]`.
+fn with_toggle(text: &str, table: &str, name: &str, enabled: bool) -> Option<String> {
     let original: toml::Table = toml::from_str(text).ok()?;
-    let current = toggle_of(&original, agent_type);
+    let current = toggle_of(&original, table, name);
     if current == Some(enabled) || (current.is_none() && enabled) {
         return Some(text.to_owned());
     }
-    let key = toml_key(agent_type);
+    let header_text = format!("[{SUBAGENTS}.{table}]");
+    let key = toml_key(name);
     let value = if enabled { "true" } else { "false" };
     let lines: Vec<&str> = text.lines().collect();
-    let header = lines
-        .iter()
-        .position(|l| is_header(l, "[subagents.toggle]"));
+    let header = lines.iter().position(|l| is_header(l, &header_text));
     let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
     match header {
         Some(at) => {
@@ -28,8 +46,7 @@ pub fn with_subagent_toggle(text: &str, agent_type: &str, enabled: bool) -> Opti
                 .iter()
                 .position(|l| l.trim_start().starts_with('['))
                 .map_or(lines.len(), |i| at + 1 + i);
-            let existing =
-                (at + 1..end).find(|i| line_key(lines[*i]).as_deref() == Some(agent_type));
+            let existing = (at + 1..end).find(|i| line_key(lines[*i]).as_deref() == Some(name));
             match existing {
                 Some(i) => out[i] = with_value(lines[i], value),
                 None => {
@@ -46,22 +63,18 @@ pub fn with_subagent_toggle(text: &str, agent_type: &str, enabled: bool) -> Opti
             if out.last().is_some_and(|l| !l.trim().is_empty()) {
                 out.push(String::new());
             }
-            out.push("[subagents.toggle]".to_owned());
+            out.push(header_text);
             out.push(format!("{key} = {value}"));
         }
     }
     let mut edited = out.join("\n");
     edited.push('\n');
     let parsed: toml::Table = toml::from_str(&edited).ok()?;
-    (toggle_of(&parsed, agent_type) == Some(enabled)).then_some(edited)
+    (toggle_of(&parsed, table, name) == Some(enabled)).then_some(edited)
 }
 
-fn toggle_of(table: &toml::Table, agent_type: &str) -> Option<bool> {
-    table
-        .get("subagents")?
-        .get("toggle")?
-        .get(agent_type)?
-        .as_bool()
+fn toggle_of(document: &toml::Table, table: &str, name: &str) -> Option<bool> {
+    document.get(SUBAGENTS)?.get(table)?.get(name)?.as_bool()
 }
 
 /// Whether `line` is the table header `header` (spacing and a comment after it allowed).
@@ -144,6 +157,26 @@ mod tests {
             with_subagent_toggle("# x\n", "explore", true).unwrap(),
             "# x\n"
         );
+    }
+
+    #[test]
+    fn a_persona_is_switched_in_its_own_table_beside_the_types() {
+        let text = "[subagents.toggle]\nplan = false\n";
+        let edited = with_persona_toggle(text, "concise", false).unwrap();
+        assert_eq!(
+            edited,
+            "[subagents.toggle]\nplan = false\n\n[subagents.persona_toggle]\nconcise = false\n"
+        );
+        let config: crate::Config = toml::from_str(&edited).unwrap();
+        assert!(!config.subagents.persona_enabled("concise"));
+        assert!(config.subagents.type_enabled("concise"));
+        let back = with_persona_toggle(&edited, "concise", true).unwrap();
+        assert!(
+            back.ends_with("[subagents.persona_toggle]\nconcise = true\n"),
+            "{back}"
+        );
+        // The type table is not the persona table.
+        assert_eq!(with_persona_toggle(text, "plan", true).unwrap(), text);
     }
 
     #[test]

@@ -17,6 +17,10 @@ pub struct SubagentsConfig {
     pub enabled: bool,
     /// `[subagents.toggle]`: `type = false` disables a type.
     pub toggle: BTreeMap<String, bool>,
+    /// `[subagents.persona_toggle]`: `persona = false` switches a persona off, so a spawn
+    /// that names it (or a role that does) is refused. Its own table, since
+    /// `[subagents.personas.<name>]` defines personas.
+    pub persona_toggle: BTreeMap<String, bool>,
     /// `[subagents.models]`: `type = "alias"` routes a type to a model.
     pub models: BTreeMap<String, String>,
     /// Wall-clock limit per child, in milliseconds (default two hours).
@@ -59,6 +63,7 @@ impl Default for SubagentsConfig {
         Self {
             enabled: true,
             toggle: BTreeMap::new(),
+            persona_toggle: BTreeMap::new(),
             models: BTreeMap::new(),
             timeout_ms: None,
             max_tokens_per_child: None,
@@ -115,6 +120,11 @@ impl SubagentsConfig {
     pub fn type_enabled(&self, agent_type: &str) -> bool {
         self.toggle.get(agent_type).copied().unwrap_or(true)
     }
+
+    /// Whether `persona` may be given to a child.
+    pub fn persona_enabled(&self, persona: &str) -> bool {
+        self.persona_toggle.get(persona).copied().unwrap_or(true)
+    }
 }
 
 #[cfg(test)]
@@ -143,6 +153,14 @@ mod tests {
         }));
         off.toggle.insert("plan".into(), false);
         assert!(!off.type_enabled("plan") && off.type_enabled("explore"));
+        let personas: SubagentsConfig =
+            toml::from_str("[persona_toggle]\nconcise = false\nreviewer = true\n").unwrap();
+        assert!(!personas.persona_enabled("concise"));
+        assert!(personas.persona_enabled("reviewer") && personas.persona_enabled("other"));
+        assert!(
+            personas.type_enabled("concise"),
+            "types and personas are apart"
+        );
     }
 
     #[test]

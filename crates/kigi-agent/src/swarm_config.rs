@@ -20,6 +20,10 @@ pub struct SwarmConfig {
     pub retry_delay_ms: Option<u64>,
     /// Wall-clock limit of a whole swarm, in milliseconds.
     pub deadline_ms: Option<u64>,
+    /// `kigi swarm` runs each member on this `[agent_executors.<id>]` (a cluster's `srun`, a
+    /// `kubectl run`, an `ssh`) instead of in this process; `--executor` beats it. The
+    /// `agent_swarm` tool always runs members here.
+    pub executor: Option<String>,
 }
 
 impl SwarmConfig {
@@ -41,6 +45,7 @@ impl SwarmConfig {
             rate_limit_retries: Some(Self::DEFAULT_RATE_LIMIT_RETRIES),
             retry_delay_ms: Some(Self::DEFAULT_RETRY_DELAY_MS),
             deadline_ms: Some(Self::DEFAULT_DEADLINE_MS),
+            executor: None,
         }
     }
 }

@@ -309,6 +309,39 @@ fn personas_and_roles_are_listed_with_their_sources() {
     );
     let show = sandbox.kigi(&["personas", "show", "concise"]);
     assert!(stdout(&show).ends_with("\nTerse.\n"), "{}", stdout(&show));
+    // Switched off, a persona is still shown whole, and said to be off.
+    std::fs::create_dir_all(&sandbox.kigi_home).unwrap();
+    std::fs::write(
+        sandbox.kigi_home.join("config.toml"),
+        "[subagents.persona_toggle]\nconcise = false\n",
+    )
+    .unwrap();
+    let off = sandbox.kigi(&["personas", "show", "concise"]);
+    assert!(off.status.success(), "{}", stderr(&off));
+    assert!(
+        stdout(&off).contains("status:      switched off") && stdout(&off).ends_with("\nTerse.\n"),
+        "{}",
+        stdout(&off)
+    );
+    let listed = sandbox.kigi(&["personas", "list", "--json"]);
+    let value: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let enabled: Vec<(String, bool)> = value["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_owned(),
+                e["enabled"].as_bool().unwrap(),
+            )
+        })
+        .filter(|(name, _)| name == "concise" || name == "reviewer")
+        .collect();
+    assert_eq!(
+        enabled,
+        [("concise".to_owned(), false), ("reviewer".to_owned(), true)]
+    );
+    std::fs::remove_file(sandbox.kigi_home.join("config.toml")).unwrap();
     let missing = sandbox.kigi(&["personas", "show", "ghost"]);
     assert!(!missing.status.success());
     assert!(

@@ -646,3 +646,192 @@ fn an_agent_created_in_the_modal_opens_in_the_editor_is_offered_then_deleted() {
     pane.wait_for("deleted");
     assert!(!file.exists());
 }
+
+#[test]
+fn a_finished_child_of_an_earlier_run_opens_from_its_transcript_after_continue() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#child list the folder", "description": "list the folder", "subagent_type": "explore"}),
+                )]),
+                Step::text("The child listed it."),
+            ],
+        ))
+        .with(Script::matching(
+            "#child",
+            vec![
+                Step::calls(vec![("list_dir", json!({}))]),
+                Step::text("one file: a.txt"),
+            ],
+        ));
+    let env = Env::with_scripts(scripts);
+    env.write("a.txt", "a");
+    let pane = Pane::start(&env, &["#parent delegate"]);
+    pane.wait_for("The child listed it.");
+    pane.keys(&["C-d"]);
+    pane.wait_for("KIGI-EXITED-0");
+    drop(pane);
+    // A new kigi, a new terminal: all it knows of the child is on disk.
+    let pane = Pane::start(&env, &["--continue"]);
+    let screen = pane.wait_for("1 subagent ran in it before: Ctrl+B lists it");
+    assert!(
+        screen.contains("Subagent completed: \"list the folder\" (explore · sub-1)"),
+        "{screen}"
+    );
+    pane.keys(&["C-b"]);
+    pane.wait_for("▾ Subagents  0 running · 1 in all");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("Esc/q returns");
+    for shown in [
+        "✓ explore · list the folder  from disk",
+        "› #child list the folder",
+        "✓ List",
+        "one file: a.txt",
+        "completed",
+    ] {
+        assert!(screen.contains(shown), "no {shown:?} in:\n{screen}");
+    }
+    pane.keys(&["q"]);
+    pane.wait_until("the frame closed", |s| !s.contains("Esc/q returns"));
+    // No model request was made: nothing was sent, the child was read, not run.
+    assert_eq!(env.server().requests().len(), 4);
+}
+
+#[test]
+fn a_persona_made_in_the_modal_is_listed_switched_off_for_the_next_run_and_deleted() {
+    let scripts = ScriptSet::default().with(Script::matching(
+        "#spawner",
+        vec![
+            Step::calls(vec![(
+                "spawn_subagent",
+                json!({"prompt": "#never be brief", "description": "brief", "subagent_type": "explore", "persona": "concise"}),
+            )]),
+            Step::text("noted the refusal"),
+        ],
+    ));
+    let env = Env::with_scripts(scripts);
+    let editor = env.write(
+        "../persona-editor.sh",
+        "#!/bin/sh\nsed -i 's/^description = .*/description = \"Answers tersely 4242.\"/' \"$1\"\n",
+    );
+    let status = Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let pane = Pane::start_with(&env, &[&format!("EDITOR={}", editor.display())], &[]);
+    pane.wait_for("Ask kigi");
+    pane.type_text("/personas");
+    pane.keys(&["Enter"]);
+    pane.wait_for("[Personas]");
+    // A new persona: the starter in $KIGI_HOME/personas/, opened in the editor.
+    pane.keys(&["n"]);
+    pane.wait_for("New persona's name:");
+    pane.type_text("terse");
+    pane.keys(&["Enter"]);
+    pane.wait_for("created");
+    let screen = pane.wait_for("Answers tersely 4242.");
+    assert!(screen.contains("› terse "), "{screen}");
+    let file = env.home.join("personas/terse.toml");
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("instructions = ")
+    );
+    // A bundled persona is switched off (written to config.toml) but never edited. (Tab
+    // there and back puts the pointer on the first row.)
+    let modal_shows = |tab: &'static str, first: &'static str| {
+        move |s: &str| {
+            s.rfind("Manage Agents")
+                .is_some_and(|at| s[at..].contains(tab))
+                && agents_pointer(s).is_some_and(|row| row.starts_with(first))
+        }
+    };
+    pane.keys(&["Tab"]);
+    pane.wait_until("the Agents tab", modal_shows("[Agents]", "kigi "));
+    pane.keys(&["Tab"]);
+    pane.wait_until("concise first", modal_shows("[Personas]", "concise "));
+    pane.keys(&["Space"]);
+    pane.wait_for("persona concise off from the next spawn");
+    assert_eq!(
+        std::fs::read_to_string(env.home.join("config.toml")).unwrap(),
+        "[subagents.persona_toggle]\nconcise = false\n"
+    );
+    pane.keys(&["e"]);
+    pane.wait_for("concise is bundled with kigi: read-only");
+    // The user's persona is deleted after a yes.
+    pane.select_agent("terse");
+    pane.keys(&["d"]);
+    pane.wait_for("y deletes it");
+    pane.keys(&["y"]);
+    pane.wait_for("deleted");
+    assert!(!file.exists());
+    pane.keys(&["Escape"]);
+    pane.keys(&["C-d"]);
+    pane.wait_for("KIGI-EXITED-0");
+    drop(pane);
+    // The next kigi reads the switch: a spawn that names the persona is refused.
+    let pane = Pane::start(&env, &["#spawner go"]);
+    pane.wait_for("noted the refusal");
+    let bodies = request_bodies(&env);
+    assert!(
+        bodies.contains("persona `concise` is switched off"),
+        "{bodies}"
+    );
+    // No child was started: both requests are the parent's.
+    let scripts: Vec<Option<String>> = env
+        .server()
+        .requests()
+        .iter()
+        .map(|r| r.script.clone())
+        .collect();
+    assert_eq!(
+        scripts,
+        [Some("#spawner".to_owned()), Some("#spawner".to_owned())]
+    );
+}
+
+#[test]
+fn a_swarm_member_its_provider_throttles_is_counted_rate_limited_in_the_swarms_block() {
+    let throttled = Step::text("never sent").after_faults(vec![Fault::Status {
+        status: 429,
+        retry_after_ms: None,
+        code: None,
+        message: Some("slow down".into()),
+    }]);
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#lead",
+            vec![
+                Step::calls(vec![(
+                    "agent_swarm",
+                    json!({"description": "sweep", "prompt_template": "#member {{item}}", "items": ["fine", "slow"], "subagent_type": "explore"}),
+                )]),
+                Step::text("the sweep is over"),
+            ],
+        ))
+        .with(Script::matching("#member fine", vec![Step::text("all good")]))
+        .with(Script::matching("#member slow", vec![throttled]));
+    let env = Env::with_scripts(scripts);
+    // No retries: the first 429 ends the member, and the swarm does not run it again.
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[retry]\nmax_rate_limit_retries = 0\n[swarm]\nrate_limit_retries = 0\n",
+    )
+    .unwrap();
+    let pane = Pane::start(&env, &["#lead sweep it"]);
+    let screen = pane.wait_for("the sweep is over");
+    assert!(
+        screen.contains("Swarm \"sweep\": 2/2 done · 1 rate-limited — in"),
+        "{screen}"
+    );
+    pane.keys(&["C-b"]);
+    pane.wait_for("▸ Swarm \"sweep\": 2/2 done · 1 rate-limited");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("sweep #2");
+    assert!(screen.contains("rate-limited"), "{screen}");
+}

@@ -85,7 +85,7 @@ fn main() {
         let ideal = settings.schedule.ideal_makespan(MEMBERS, LATENCY);
         let backend = Arc::new(CoordinatorBackend { coordinator: Arc::clone(&coordinator), plan: plan.clone() });
         let cpu_before = cpu_seconds();
-        let report = run(&plan, backend, &settings, &cancel, &|_| {}).await;
+        let report = run(&plan, backend, &settings, &cancel, &|_: &_| {}).await;
         let cpu = cpu_seconds() - cpu_before;
         assert_eq!(report.counts().completed, MEMBERS);
         let wall = report.duration;

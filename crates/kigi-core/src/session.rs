@@ -225,6 +225,11 @@ impl Session {
         self.writer.session_id()
     }
 
+    /// `main`, or the child's id (`sub-3`).
+    pub fn agent_id(&self) -> &str {
+        self.writer.agent_id()
+    }
+
     /// What the last turn did: its summary when it completed, its steps, calls and tokens so
     /// far when it failed.
     pub fn last_turn(&self) -> &TurnSummary {

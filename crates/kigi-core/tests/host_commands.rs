@@ -186,6 +186,63 @@ async fn a_type_switched_off_is_not_offered_next_request_nor_spawnable() {
 }
 
 #[tokio::test]
+async fn a_persona_switched_off_for_the_session_is_refused_at_the_next_spawn_and_on_again_works() {
+    let spawn_concise = ScriptedToolCall {
+        id: None,
+        name: "spawn_subagent".into(),
+        arguments: json!({"description": "d", "prompt": "#child p", "persona": "concise"}),
+    };
+    let fx = Fixture::new(
+        ScriptSet::default()
+            .with(Script::matching("#child", vec![Step::text("child done")]))
+            .with(Script {
+                name: "parent".into(),
+                marker: None,
+                steps: vec![
+                    Step::calls(vec![spawn_concise.clone()]),
+                    Step::text("refused"),
+                    Step::calls(vec![spawn_concise]),
+                    Step::text("spawned"),
+                ],
+            }),
+    )
+    .await;
+    let session = fx.open(OpenRequest::new(&fx.cwd));
+    let control = session.control();
+    let unknown = control
+        .submit(HostCommand::SetPersonaEnabled {
+            persona: "no-such-persona".into(),
+            enabled: false,
+        })
+        .unwrap_err();
+    assert!(
+        unknown.to_string().contains("no-such-persona") && unknown.to_string().contains("concise"),
+        "{unknown}"
+    );
+    control
+        .submit(HostCommand::SetPersonaEnabled {
+            persona: "concise".into(),
+            enabled: false,
+        })
+        .unwrap();
+    session.run_turn("first").await.unwrap();
+    control
+        .submit(HostCommand::SetPersonaEnabled {
+            persona: "concise".into(),
+            enabled: true,
+        })
+        .unwrap();
+    session.run_turn("second").await.unwrap();
+    let results = fx.tool_results(session.id());
+    assert!(
+        results[0].1.contains("persona `concise` is switched off"),
+        "{:?}",
+        results[0]
+    );
+    assert!(results[1].1.contains("child done"), "{:?}", results[1]);
+}
+
+#[tokio::test]
 async fn background_commands_are_announced_when_they_start_and_end() {
     let fx = Fixture::new(ScriptSet::single(vec![
         Step::calls(vec![ScriptedToolCall {

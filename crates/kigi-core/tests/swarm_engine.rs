@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kigi_core::swarm::{
-    EngineSettings, IdSlot, MemberFuture, MemberRun, MemberSpec, Schedule, SwarmBackend,
-    SwarmOutcome, SwarmPlan, run,
+    EngineSettings, IdSlot, MemberFuture, MemberReport, MemberRun, MemberSpec, Schedule,
+    SwarmBackend, SwarmCounts, SwarmOutcome, SwarmPlan, SwarmWatch, run,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -22,6 +22,8 @@ fn plan(items: usize) -> SwarmPlan {
         worktree: false,
         model: None,
         effort: None,
+        executor: None,
+        batch: false,
         members: (0..items)
             .map(|index| MemberSpec {
                 index,
@@ -43,6 +45,7 @@ fn settings(burst: usize, interval_ms: u64, cap: usize) -> EngineSettings {
         retry_delay: Duration::from_millis(100),
         deadline: Duration::from_secs(3600),
         member_output_chars: 2_000,
+        keep_outputs: true,
     }
 }
 
@@ -80,13 +83,71 @@ async fn the_cap_holds_and_the_fixture_could_exceed_it() {
             backend,
             &settings(20, 0, cap),
             &CancellationToken::new(),
-            &|_| {},
+            &|_: &SwarmCounts| {},
         )
         .await;
         assert_eq!(max.load(Ordering::SeqCst), expected, "cap {cap}");
         assert_eq!(report.counts().completed, 20);
         assert_eq!(report.tokens, 200);
     }
+}
+
+/// Every member's end as the watcher saw it, in the order it saw them.
+#[derive(Default)]
+struct Streamed(Mutex<Vec<MemberReport>>);
+
+impl SwarmWatch for Streamed {
+    fn counts(&self, _: &SwarmCounts) {}
+    fn member(&self, member: &MemberReport) {
+        self.0.lock().unwrap().push(member.clone());
+    }
+}
+
+#[tokio::test]
+async fn a_streaming_watcher_gets_each_answer_once_and_the_report_keeps_only_outcomes() {
+    // A resumed swarm's plan: items 1 and 3 of five still owed.
+    let mut owed = plan(5);
+    owed.members.retain(|m| m.index == 1 || m.index == 3);
+    let watch = Streamed::default();
+    let report = run(
+        &owed,
+        Arc::new(Counting::default()),
+        &EngineSettings {
+            keep_outputs: false,
+            ..settings(5, 0, 5)
+        },
+        &CancellationToken::new(),
+        &watch,
+    )
+    .await;
+    let mut seen: Vec<(usize, String, String)> = watch
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| (m.index, m.item.clone(), m.output.clone()))
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            (1, "item-1".into(), "result of item-1".into()),
+            (3, "item-3".into(), "result of item-3".into())
+        ]
+    );
+    let kept: Vec<(usize, SwarmOutcome, &str)> = report
+        .members
+        .iter()
+        .map(|m| (m.index, m.outcome, m.output.as_str()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (1, SwarmOutcome::Completed, ""),
+            (3, SwarmOutcome::Completed, "")
+        ]
+    );
+    assert_eq!(report.tokens, 20);
 }
 
 /// Member k finishes only after member k+1 has: results arrive in reverse order.
@@ -131,7 +192,7 @@ async fn results_are_reported_in_item_order_whatever_order_they_finish_in() {
         backend,
         &settings(6, 0, 6),
         &CancellationToken::new(),
-        &|_| {},
+        &|_: &SwarmCounts| {},
     )
     .await;
     assert_eq!(*finished.lock().unwrap(), [5, 4, 3, 2, 1, 0]);
@@ -171,7 +232,7 @@ async fn the_ramp_bursts_then_launches_one_per_interval() {
         backend,
         &settings(2, 100, 10),
         &CancellationToken::new(),
-        &|_| {},
+        &|_: &SwarmCounts| {},
     )
     .await;
     let ms: Vec<u128> = launches
@@ -224,7 +285,7 @@ async fn rate_limited_members_are_retried_within_their_bound() {
         backend,
         &settings(3, 0, 3),
         &CancellationToken::new(),
-        &|_| {},
+        &|_: &SwarmCounts| {},
     )
     .await;
     assert!(
@@ -242,7 +303,7 @@ async fn rate_limited_members_are_retried_within_their_bound() {
         spent,
         &settings(2, 0, 2),
         &CancellationToken::new(),
-        &|_| {},
+        &|_: &SwarmCounts| {},
     )
     .await;
     for member in &report.members {
@@ -295,7 +356,7 @@ async fn the_deadline_reports_stragglers_with_their_ids_and_leaves_them_running(
         backend,
         &settings,
         &CancellationToken::new(),
-        &|_| {},
+        &|_: &SwarmCounts| {},
     )
     .await;
     let outcomes: Vec<(SwarmOutcome, Option<String>)> = report
@@ -334,7 +395,7 @@ async fn dropping_the_swarm_cancels_every_live_member() {
             backend,
             &settings(4, 0, 4),
             &CancellationToken::new(),
-            &move |c| {
+            &move |c: &SwarmCounts| {
                 seen.store(c.running, Ordering::SeqCst);
             },
         )
@@ -374,7 +435,7 @@ async fn backgrounded_members_are_not_failures_and_long_output_is_clamped() {
         Arc::new(Fixed(MemberRun::Backgrounded)),
         &settings(2, 0, 2),
         &CancellationToken::new(),
-        &|_| {},
+        &|_: &SwarmCounts| {},
     )
     .await;
     assert!(
@@ -399,7 +460,7 @@ async fn backgrounded_members_are_not_failures_and_long_output_is_clamped() {
         })),
         &narrow,
         &CancellationToken::new(),
-        &|_| {},
+        &|_: &SwarmCounts| {},
     )
     .await;
     for member in &report.members {

@@ -38,6 +38,10 @@ pub enum HostCommand {
     /// modal persists the same choice in `[subagents.toggle]`). The spawn tools offered to the
     /// model at its next request follow it.
     SetSubagentEnabled { agent_type: String, enabled: bool },
+    /// Turns a persona on or off for this session's next spawns (the agents modal persists
+    /// the same choice in `[subagents.persona_toggle]`); a spawn naming one switched off is
+    /// refused with the reason.
+    SetPersonaEnabled { persona: String, enabled: bool },
     /// Compacts the conversation before the next turn's first request (`/compact`).
     Compact,
     /// Cancels one subagent (`sub-3`) and what it started; its end is reported as cancelled.
@@ -142,6 +146,13 @@ mod tests {
                     enabled: false,
                 },
                 json!({"type": "set_subagent_enabled", "agent_type": "plan", "enabled": false}),
+            ),
+            (
+                HostCommand::SetPersonaEnabled {
+                    persona: "concise".into(),
+                    enabled: true,
+                },
+                json!({"type": "set_persona_enabled", "persona": "concise", "enabled": true}),
             ),
         ];
         for (command, wire) in cases {

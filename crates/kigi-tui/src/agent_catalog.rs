@@ -24,8 +24,9 @@ pub struct CatalogEntry {
     pub note: String,
     /// The definition as the modal shows it when opened.
     pub detail: String,
-    /// Whether the type may be spawned (`[subagents.toggle]`); `None` for rows that are not a
-    /// spawnable type (the main agent, shadowed files, personas).
+    /// Whether the type may be spawned (`[subagents.toggle]`) or the persona given to a child
+    /// (`[subagents.persona_toggle]`); `None` for rows that cannot be switched (the main
+    /// agent, shadowed files).
     pub enabled: Option<bool>,
     /// The file a person may edit or delete; `None` for built-in agents and bundled or
     /// `config.toml` personas (read-only here).
@@ -146,10 +147,13 @@ pub fn load_catalog(discovery: &Discovery, cwd: &Path) -> AgentCatalog {
         .entries
         .iter()
         .map(|(name, entry)| {
-            let source = entry.source.describe();
+            let source = match entry.source {
+                OverlaySource::Bundled => "bundled with kigi".to_owned(),
+                _ => entry.source.describe(),
+            };
             let shadows: Vec<String> = entry.shadows.iter().map(|s| s.describe()).collect();
             let instructions = set
-                .instructions(name)
+                .instructions_text(name)
                 .unwrap_or_else(|error| format!("(cannot be used: {error})"));
             let mut detail = format!(
                 "name:        {name}\nsource:      {source}\ndescription: {}\n",
@@ -167,7 +171,10 @@ pub fn load_catalog(discovery: &Discovery, cwd: &Path) -> AgentCatalog {
             detail.push_str(&format!("\n{}", instructions.trim_end()));
             CatalogEntry {
                 name: printable(name),
-                scope: source.split_whitespace().next().unwrap_or("").to_owned(),
+                scope: match entry.source {
+                    OverlaySource::Bundled => "bundled".to_owned(),
+                    _ => source.split_whitespace().next().unwrap_or("").to_owned(),
+                },
                 source: printable(&source),
                 description: first_line(&entry.value.description),
                 note: if shadows.is_empty() {
@@ -176,7 +183,7 @@ pub fn load_catalog(discovery: &Discovery, cwd: &Path) -> AgentCatalog {
                     printable(&format!("shadows {}", shadows.join(", ")))
                 },
                 detail: printable(&detail),
-                enabled: None,
+                enabled: Some(!set.is_switched_off(name)),
                 file: match &entry.source {
                     OverlaySource::Project { path } | OverlaySource::User { path } => {
                         Some(path.clone())

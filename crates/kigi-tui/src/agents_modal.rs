@@ -1,14 +1,16 @@
 //! The agents modal (`/config-agents`, alias `/agents`; `/personas` opens its Personas tab):
 //! two tabs listing the discovered agent definitions and the personas, each row with its name,
-//! scope, whether the type is on, description, source file and what it shadows or why it is
-//! ignored. Enter shows one's definition; Space switches a subagent type on or off, `n`
-//! creates an agent (the starter of `kigi agents new`), `e` edits a definition file in
-//! `$EDITOR`, `d` deletes one after a yes.
+//! scope, whether it is on, description, source file and what it shadows or why it is
+//! ignored. Enter shows one's definition; on both tabs Space switches the type or persona on
+//! or off, `n` creates one (the starter of `kigi agents new`, or a starter persona in
+//! `$KIGI_HOME/personas/`), `e` edits its file in `$EDITOR`, `d` deletes it after a yes.
 //!
 //! The rule: the modal is pure state; what touches files or the session is an [`Action`] the
-//! event loop carries out (a toggle is sent to the host as `SetSubagentEnabled` and, once
-//! taken, shown and persisted in `[subagents.toggle]`: [`crate::subagent_toggles`]). Built-in agents and bundled personas are read-only: no key offers
-//! to change them.
+//! event loop carries out (a type's switch is sent to the host as `SetSubagentEnabled` and,
+//! once taken, shown and persisted in `[subagents.toggle]`: [`crate::subagent_toggles`]; a
+//! persona's is written to `[subagents.persona_toggle]`: [`crate::persona_toggles`]).
+//! Built-in agents and bundled (or `config.toml`) personas are read-only: no key offers to
+//! change their text, and the notice says why.
 
 use std::path::PathBuf;
 
@@ -98,7 +100,10 @@ impl AgentsModal {
                     let name = name.trim().to_owned();
                     self.naming = None;
                     if !name.is_empty() {
-                        return Some(vec![Action::CreateAgent(name)]);
+                        return Some(vec![match self.tab {
+                            AgentsTab::Agents => Action::CreateAgent(name),
+                            AgentsTab::Personas => Action::CreatePersona(name),
+                        }]);
                     }
                 }
                 _ => {}
@@ -136,27 +141,37 @@ impl AgentsModal {
             KeyCode::Up => self.selected = self.selected.saturating_sub(1),
             KeyCode::Down => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
             KeyCode::Enter if count > 0 => self.detail = Some(0),
-            KeyCode::Char(' ') if self.tab == AgentsTab::Agents => {
+            KeyCode::Char(' ') => {
                 let selected = self.selected.min(count.saturating_sub(1));
-                if let Some(entry) = self.catalog.agents.get(selected) {
-                    match entry.enabled {
-                        // The row changes once the host took the switch.
-                        Some(enabled) => {
+                if let Some(entry) = self.entries().get(selected) {
+                    let name = entry.name.clone();
+                    // The row changes once the switch took (the host, or the file).
+                    match (entry.enabled, self.tab) {
+                        (Some(enabled), AgentsTab::Agents) => {
                             return Some(vec![Action::ToggleSubagent {
-                                agent_type: entry.name.clone(),
+                                agent_type: name,
                                 enabled: !enabled,
                             }]);
                         }
-                        None => {
+                        (Some(enabled), AgentsTab::Personas) => {
+                            return Some(vec![Action::TogglePersona {
+                                persona: name,
+                                enabled: !enabled,
+                            }]);
+                        }
+                        (None, AgentsTab::Agents) => {
                             self.notice = Some(format!(
-                                "{} is not a subagent type that can be switched off",
-                                entry.name
+                                "{name} is not a subagent type that can be switched off"
                             ));
+                        }
+                        (None, AgentsTab::Personas) => {
+                            self.notice =
+                                Some(format!("{name} is not a persona that can be switched off"));
                         }
                     }
                 }
             }
-            KeyCode::Char('n') if self.tab == AgentsTab::Agents => {
+            KeyCode::Char('n') => {
                 self.notice = None;
                 self.naming = Some(String::new());
             }
@@ -168,14 +183,26 @@ impl AgentsModal {
                 match (entry.file.clone(), c) {
                     (Some(path), 'e') => return Some(vec![Action::EditDefinition(path)]),
                     (Some(path), _) => self.confirm_delete = Some(path),
-                    (None, _) => {
-                        self.notice = Some(format!("{} is {}: read-only", entry.name, entry.scope));
-                    }
+                    (None, _) => self.notice = Some(read_only(entry)),
                 }
             }
             _ => {}
         }
         Some(Vec::new())
+    }
+}
+
+/// Why `entry` (which has no file to change) is read-only, and what to do instead.
+fn read_only(entry: &CatalogEntry) -> String {
+    let name = &entry.name;
+    match entry.scope.as_str() {
+        "bundled" => format!(
+            "{name} is bundled with kigi: read-only (a persona of yours named {name} shadows it)"
+        ),
+        "config" => {
+            format!("{name} is set in config.toml ([subagents.personas.{name}]): change it there")
+        }
+        scope => format!("{name} is {scope}: read-only"),
     }
 }
 
@@ -265,11 +292,15 @@ pub fn agents_modal_lines(modal: &AgentsModal, width: usize, theme: &Theme) -> V
         out.push(Line::styled(truncate(notice, width), theme.accent));
     }
     let footer = if let Some(name) = &modal.naming {
+        let (what, place) = match modal.tab {
+            AgentsTab::Agents => ("agent", ".kigi/agents/"),
+            AgentsTab::Personas => ("persona", "$KIGI_HOME/personas/"),
+        };
         Line::from(vec![
-            Span::styled("New agent's name: ", theme.accent),
+            Span::styled(format!("New {what}'s name: "), theme.accent),
             Span::styled(format!("{name}▏"), theme.text),
             Span::styled(
-                "  Enter creates it in .kigi/agents/ · Esc cancels",
+                format!("  Enter creates it in {place} · Esc cancels"),
                 theme.dim,
             ),
         ])
@@ -282,13 +313,10 @@ pub fn agents_modal_lines(modal: &AgentsModal, width: usize, theme: &Theme) -> V
             theme.warning,
         )
     } else {
-        let keys = match modal.tab {
-            AgentsTab::Agents => {
-                "↑↓ · Enter shows · Space on/off · n new · e edit · d delete · Tab · Esc"
-            }
-            AgentsTab::Personas => "↑↓ · Enter shows · e edit · d delete · Tab · Esc closes",
-        };
-        Line::styled(keys, theme.dim)
+        Line::styled(
+            "↑↓ · Enter shows · Space on/off · n new · e edit · d delete · Tab · Esc",
+            theme.dim,
+        )
     };
     let footer_width = footer.width();
     if footer_width > width {

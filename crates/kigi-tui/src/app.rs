@@ -54,8 +54,17 @@ pub enum Action {
         agent_type: String,
         enabled: bool,
     },
+    /// Switch a persona on or off: sent to the host (`SetPersonaEnabled`) so the next spawn
+    /// follows it, and once the host took it, recorded and persisted in
+    /// `[subagents.persona_toggle]` ([`crate::persona_toggles::switch_persona`]).
+    TogglePersona {
+        persona: String,
+        enabled: bool,
+    },
     /// Write the starter definition `.kigi/agents/<name>.md` and open it in `$EDITOR`.
     CreateAgent(String),
+    /// Write the starter persona `$KIGI_HOME/personas/<name>.toml` and open it in `$EDITOR`.
+    CreatePersona(String),
     /// Open this definition file in `$EDITOR` (the terminal suspended meanwhile).
     EditDefinition(std::path::PathBuf),
     /// Delete this definition file (confirmed).
@@ -116,6 +125,9 @@ pub struct App {
     /// Subagent types switched on or off in this terminal and taken by the host (the agents
     /// modal shows these over the configuration; each session opened is sent them again).
     pub type_toggles: std::collections::BTreeMap<String, bool>,
+    /// Personas switched on or off in this terminal and written to `config.toml` (the modal
+    /// shows these over the configuration the host read when it started).
+    pub persona_toggles: std::collections::BTreeMap<String, bool>,
 }
 
 impl App {
@@ -148,6 +160,7 @@ impl App {
             agents: None,
             palette: None,
             type_toggles: std::collections::BTreeMap::new(),
+            persona_toggles: std::collections::BTreeMap::new(),
         }
     }
 

@@ -20,18 +20,21 @@ pub enum TuiError {
         /// Why.
         source: std::io::Error,
     },
-    /// `config.toml` spells `[subagents.toggle]` in a form the agents modal does not edit (or
-    /// does not parse); it is left as it is.
+    /// `config.toml` spells a switch table (`[subagents.toggle]`, `[subagents.persona_toggle]`)
+    /// in a form the agents modal does not edit (or does not parse); it is left as it is.
     #[error(
-        "cannot switch `{agent_type}` in {path}: edit [subagents.toggle] there by hand (it is not valid TOML, or the toggle is an inline table or dotted keys)"
+        "cannot switch `{name}` in {path}: edit [subagents.{table}] there by hand (it is not valid TOML, or the table is inline or dotted keys)"
     )]
     ToggleEdit {
         /// The config file.
         path: PathBuf,
-        /// The type being switched.
-        agent_type: String,
+        /// The table under `[subagents]`: `toggle` or `persona_toggle`.
+        table: &'static str,
+        /// The type or persona being switched.
+        name: String,
     },
-    /// A new agent's file could not be created (an invalid name, a file already there).
+    /// A new agent's or persona's file could not be created (an invalid name, a file already
+    /// there).
     #[error(transparent)]
     Agent(#[from] kigi_agent::AgentBuildError),
     /// The input history file could not be written.

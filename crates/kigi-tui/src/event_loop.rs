@@ -19,13 +19,13 @@ use crossterm::execute;
 use futures_core::Stream;
 use kigi_core::host::{ApprovalMode, HostedSession, OpenRequest, SessionHost, SessionStart};
 use kigi_model::ModelFlags;
-use kigi_protocol::{HostCommand, HostEvent, HostEventBody, MAIN_AGENT_ID};
+use kigi_protocol::{HostCommand, MAIN_AGENT_ID, SessionEvent};
 use tokio::time::Instant;
 
-use crate::agent_catalog::AgentCatalog;
-use crate::agents_modal::AgentsTab;
+use crate::agents_actions::AgentFiles;
 use crate::app::{Action, App, Reopen};
 use crate::attachments::mentions;
+use crate::child_transcript_files::read_stored_children;
 use crate::error::TuiError;
 use crate::history_cell::HistoryCell;
 use crate::inline_terminal::InlineTerminal;
@@ -197,27 +197,27 @@ pub async fn run(options: TuiOptions) -> Result<String, TuiError> {
                         |command| state.control.submit(command),
                     );
                 }
-                Action::CreateAgent(name) => {
-                    let notice = match crate::agent_files::create_agent(&request.cwd, &name) {
-                        Ok(path) => {
-                            let edited = edit_file(&mut terminal, &mut keys, &path).await?;
-                            format!("created {}{edited}", path.display())
-                        }
-                        Err(error) => error.to_string(),
-                    };
-                    reload_agents(&mut app, &host, &request.cwd, notice, Some(&name));
+                Action::TogglePersona { persona, enabled } => {
+                    let config = host.discovery().paths.config_file();
+                    crate::persona_toggles::switch_persona(
+                        &mut app,
+                        &config,
+                        &persona,
+                        enabled,
+                        |command| state.control.submit(command),
+                    );
                 }
-                Action::EditDefinition(path) => {
-                    let edited = edit_file(&mut terminal, &mut keys, &path).await?;
-                    let notice = format!("edited {}{edited}", path.display());
-                    reload_agents(&mut app, &host, &request.cwd, notice, None);
-                }
-                Action::DeleteDefinition(path) => {
-                    let notice = match crate::agent_files::delete_definition(&path) {
-                        Ok(()) => format!("deleted {}", path.display()),
-                        Err(error) => error.to_string(),
+                action @ (Action::CreateAgent(_)
+                | Action::CreatePersona(_)
+                | Action::EditDefinition(_)
+                | Action::DeleteDefinition(_)) => {
+                    let files = AgentFiles {
+                        host: &host,
+                        cwd: &request.cwd,
                     };
-                    reload_agents(&mut app, &host, &request.cwd, notice, None);
+                    files
+                        .carry_out(action, &mut app, &mut terminal, &mut keys)
+                        .await?;
                 }
                 Action::Reopen(reopen) => {
                     state = state.reopen(&host, &request, reopen, &mut app).await?;
@@ -252,18 +252,30 @@ impl Running {
                 .push(HistoryCell::Warning(warning.clone()));
         }
         if replay && let Ok(loaded) = host.store().load(session.id()) {
-            for stored in loaded
+            let parent: Vec<SessionEvent> = loaded
                 .events
                 .into_iter()
                 .filter(|e| e.agent_id == MAIN_AGENT_ID)
-            {
-                app.transcript
-                    .apply(&HostEvent::main(HostEventBody::Session(stored.event)));
-            }
+                .map(|e| e.event)
+                .collect();
+            let stored = read_stored_children(host.store(), session.id());
+            let earlier = app
+                .transcript
+                .replay_resumed(&parent, stored, std::time::Instant::now());
             app.transcript.cells.push(HistoryCell::Info(format!(
                 "Resumed session {}",
                 session.id()
             )));
+            let ran = match earlier {
+                0 => None,
+                1 => Some("1 subagent ran in it before: Ctrl+B lists it".to_owned()),
+                n => Some(format!("{n} subagents ran in it before: Ctrl+B lists them")),
+            };
+            if let Some(ran) = ran {
+                app.transcript.cells.push(HistoryCell::Info(format!(
+                    "{ran}, Enter opens one's transcript"
+                )));
+            }
         }
         let control = session.control();
         // The host's coordinator starts every session from the configuration read when the
@@ -313,9 +325,8 @@ impl Running {
         app.busy = false;
         match host.open(request) {
             Ok(session) => {
-                if !replay {
-                    app.transcript.restart();
-                }
+                // Printed cells stay; the children, swarms and counts are the new session's.
+                app.transcript.restart();
                 let note = match &reopen {
                     Reopen::New => format!("New session {}", session.id()),
                     Reopen::Resume(_) => String::new(),
@@ -386,54 +397,8 @@ async fn next_event(keys: &mut Option<EventStream>) -> Option<std::io::Result<Ev
     }
 }
 
-/// Opens `path` in the person's editor with the terminal handed over: kigi stops reading
-/// keys, leaves raw mode and its key and paste modes, waits for the editor (a person's edit
-/// has no time limit), then takes the terminal back and prints the conversation again.
-/// Returns what to add to the modal's notice when the editor failed.
-async fn edit_file<W: Write>(
-    terminal: &mut InlineTerminal<W>,
-    keys: &mut Option<EventStream>,
-    path: &std::path::Path,
-) -> Result<String, TuiError> {
-    *keys = None;
-    terminal.finish()?;
-    give_terminal();
-    let editor = crate::agent_files::editor_from_env();
-    let status = crate::agent_files::editor_command(path, editor)
-        .status()
-        .await;
-    take_terminal()?;
-    terminal.reprint();
-    *keys = Some(EventStream::new());
-    Ok(match status {
-        Ok(status) if status.success() => String::new(),
-        Ok(status) => format!(" (the editor ended with {status})"),
-        Err(error) => format!(" (the editor did not start: {error}; set $EDITOR)"),
-    })
-}
-
-/// Reads the agents and personas again after a file changed and shows `notice` in the modal
-/// (opening it on the Agents tab when it was closed), with `select` selected when given.
-fn reload_agents(
-    app: &mut App,
-    host: &SessionHost,
-    cwd: &std::path::Path,
-    notice: String,
-    select: Option<&str>,
-) {
-    let catalog = app.with_toggles(crate::agent_catalog::load_catalog(host.discovery(), cwd));
-    let modal = app.agents.get_or_insert_with(|| {
-        crate::agents_modal::AgentsModal::new(AgentCatalog::default(), AgentsTab::Agents)
-    });
-    modal.reload(catalog);
-    if let Some(name) = select {
-        modal.select(name);
-    }
-    modal.notice = Some(notice);
-}
-
 /// Raw mode, bracketed paste and unambiguous escape codes: how kigi reads the terminal.
-fn take_terminal() -> std::io::Result<()> {
+pub(crate) fn take_terminal() -> std::io::Result<()> {
     crossterm::terminal::enable_raw_mode()?;
     execute!(
         std::io::stdout(),
@@ -443,7 +408,7 @@ fn take_terminal() -> std::io::Result<()> {
 }
 
 /// The terminal as kigi found it: cooked mode, no bracketed paste, the cursor shown.
-fn give_terminal() {
+pub(crate) fn give_terminal() {
     let mut stdout = std::io::stdout();
     let _ = execute!(
         stdout,

@@ -1,7 +1,8 @@
 //! The framed child view: a child's whole conversation (its prompt, thinking, answers, tool
 //! calls, live while it runs) in a bordered frame that takes the place of the parent's live
 //! area. The title bar: status icon, type, bold description, a `resumed` badge when it
-//! continues an earlier child, model, activity · elapsed, and a close mark; `q` or Esc
+//! continues an earlier child (`from disk` when it ran before the session was resumed, its
+//! conversation read from its transcript), model, activity · elapsed, and a close mark; `q` or Esc
 //! returns to the parent, ←/→ step to the previous or next child, `m` writes the child a
 //! message.
 //!
@@ -91,11 +92,13 @@ fn title(app: &App, child: &Child, inner: usize) -> Line<'static> {
     let close = " [✗]";
     let head = format!("{} · ", child.label());
     let elapsed = format!(" · {}", format_elapsed(child.elapsed(app.now)));
-    // A badge that it continues an earlier child's conversation.
-    let (gap, badge) = if child.resumed {
-        (" ", " resumed ")
-    } else {
-        ("", "")
+    // A badge that it continues an earlier child's conversation, or that it ran before the
+    // session was resumed and is shown from its transcript on disk.
+    let (gap, badge) = match (child.resumed, child.earlier) {
+        (true, true) => (" ", " resumed · from disk "),
+        (true, false) => (" ", " resumed "),
+        (false, true) => (" ", " from disk "),
+        (false, false) => ("", ""),
     };
     let room = inner.saturating_sub(
         2 + text_width(&head) + text_width(close) + text_width(gap) + text_width(badge),

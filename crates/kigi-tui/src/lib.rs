@@ -8,14 +8,17 @@
 
 pub mod agent_catalog;
 pub mod agent_files;
+mod agents_actions;
 pub mod agents_modal;
 pub mod app;
 pub mod approval;
 pub mod attachments;
 pub mod background_commands;
+pub mod child_transcript_files;
 pub mod children;
 pub mod code_highlight;
 pub mod composer;
+pub mod earlier_children;
 mod error;
 mod event_loop;
 pub mod file_mention;
@@ -27,6 +30,7 @@ pub mod input_history;
 pub mod lifecycle_view;
 pub mod markdown;
 pub mod palette;
+pub mod persona_toggles;
 mod prompt_keys;
 pub mod session_picker;
 pub mod slash;

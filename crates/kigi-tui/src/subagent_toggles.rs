@@ -16,13 +16,19 @@ use crate::app::App;
 use crate::history_cell::HistoryCell;
 
 impl App {
-    /// `catalog` with this terminal's switches over the configured ones.
+    /// `catalog` with this terminal's switches (of types and personas) over the configured
+    /// ones.
     pub fn with_toggles(&self, mut catalog: AgentCatalog) -> AgentCatalog {
-        for entry in &mut catalog.agents {
-            if let (Some(enabled), Some(toggled)) =
-                (&mut entry.enabled, self.type_toggles.get(&entry.name))
-            {
-                *enabled = *toggled;
+        for (entries, toggles) in [
+            (&mut catalog.agents, &self.type_toggles),
+            (&mut catalog.personas, &self.persona_toggles),
+        ] {
+            for entry in entries.iter_mut() {
+                if let (Some(enabled), Some(toggled)) =
+                    (&mut entry.enabled, toggles.get(&entry.name))
+                {
+                    *enabled = *toggled;
+                }
             }
         }
         catalog
@@ -41,8 +47,9 @@ impl App {
         }
     }
 
-    /// Sends every switch made in this terminal to the session just opened through
-    /// `submit`; a switch the session refuses (its type is gone) is forgotten, with a warning.
+    /// Sends every switch made in this terminal (types, then personas) to the session just
+    /// opened through `submit`; a switch the session refuses (its type or persona is gone) is
+    /// forgotten, with a warning.
     pub fn resend_subagent_switches<E: Display>(
         &mut self,
         mut submit: impl FnMut(HostCommand) -> Result<(), E>,
@@ -61,6 +68,24 @@ impl App {
                 self.type_toggles.remove(&agent_type);
                 self.transcript.cells.push(HistoryCell::Warning(format!(
                     "{agent_type} could not be switched {} in this session: {error}",
+                    on_off(enabled)
+                )));
+            }
+        }
+        let personas: Vec<(String, bool)> = self
+            .persona_toggles
+            .iter()
+            .map(|(persona, enabled)| (persona.clone(), *enabled))
+            .collect();
+        for (persona, enabled) in personas {
+            let command = HostCommand::SetPersonaEnabled {
+                persona: persona.clone(),
+                enabled,
+            };
+            if let Err(error) = submit(command) {
+                self.persona_toggles.remove(&persona);
+                self.transcript.cells.push(HistoryCell::Warning(format!(
+                    "persona {persona} could not be switched {} in this session: {error}",
                     on_off(enabled)
                 )));
             }

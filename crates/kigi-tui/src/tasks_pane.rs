@@ -243,7 +243,7 @@ pub fn tasks_pane_lines(app: &App, pane: &TasksPane, width: usize) -> Vec<Line<'
                     };
                     let mark = if swarm.running() {
                         Span::styled(SPINNER[app.frame % SPINNER.len()], theme.accent)
-                    } else if swarm.failed > 0 {
+                    } else if swarm.had_failures() {
                         Span::styled("✗", theme.error)
                     } else {
                         Span::styled("✓", theme.ok)

@@ -119,7 +119,10 @@ impl ToolBlock {
             .enumerate()
             .map(|(i, line)| {
                 let lead = if i == 0 { "  └ " } else { "    " };
-                Line::styled(format!("{lead}{}", truncate(line, width)), theme.dim)
+                Line::styled(
+                    format!("{lead}{}", truncate(&printable_line(line), width)),
+                    theme.dim,
+                )
             })
             .collect();
         if lines.len() > shown {
@@ -130,6 +133,19 @@ impl ToolBlock {
         }
         out
     }
+}
+
+/// One line of a tool's output as the terminal may show it: a tab is a space (its width
+/// depends on the column, which the terminal and the layout would disagree on) and other
+/// control characters (a command's colour codes, a stray escape) are left out, never obeyed.
+fn printable_line(line: &str) -> String {
+    line.chars()
+        .filter_map(|c| match c {
+            '\t' => Some(' '),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect()
 }
 
 /// A unified diff, coloured line by line, folded after [`DIFF_LINES`].
@@ -198,5 +214,26 @@ pub fn tool_title(name: &str, meta: Option<&CanonicalToolMeta>, input: &Value) -
             format!("{verb} {}{more}", truncate(first, 100))
         }
         None => verb.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theme::ThemeName;
+
+    #[test]
+    fn output_tabs_and_control_characters_never_reach_the_terminal() {
+        let mut block = ToolBlock::new("k1", "main", "run_terminal_cmd", "{}", None);
+        block.status = Some(ToolStatus::Completed);
+        block.output = "     1\thi\n\u{1b}[31mred\u{1b}[0m\r\n".into();
+        let theme = Theme::new(ThemeName::Night, true);
+        let text: Vec<String> = block
+            .lines(40, &theme, 0)
+            .iter()
+            .skip(1)
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(text, ["  └      1 hi", "    [31mred[0m"]);
     }
 }

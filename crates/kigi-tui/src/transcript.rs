@@ -4,8 +4,9 @@
 //!
 //! The rule: a cell, once finished, never changes; everything that can still change stays
 //! live until its ending event arrives. A resumed session replays its stored events through
-//! the same [`Transcript::apply`]. How a cell is drawn is `history_cell`'s; what the agent
-//! tree's events do here is `tree_events`'.
+//! the same code ([`Transcript::replay_resumed`], with its earlier children read from disk:
+//! `earlier_children`). How a cell is drawn is `history_cell`'s; what the agent tree's events
+//! do here is `tree_events`'.
 
 use std::time::Instant;
 
@@ -184,6 +185,7 @@ impl Transcript {
                     }
                 }
                 self.finish_call(call_id, *status, output);
+                self.print_earlier_children(call_id);
                 self.finish_swarm(call_id, now);
             }
             SessionEvent::Usage {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use kigi_protocol::{HostNotice, SessionEvent};
 
 use crate::background_commands::{BackgroundCommand, CommandEnd};
-use crate::children::{Child, ChildEnd, ChildFinish, format_elapsed};
+use crate::children::{Child, ChildEnd, ChildFinish, MemberEnd, format_elapsed, member_number};
 use crate::history_cell::HistoryCell;
 use crate::lifecycle_view::{Lifecycle, LifecycleMark, finished_cell};
 use crate::transcript::Transcript;
@@ -52,12 +52,13 @@ impl Transcript {
                 resumed,
                 ..
             } => {
-                let swarm = self
-                    .swarms
-                    .iter_mut()
-                    .find(|s| !*background && s.names_member(description));
-                let swarm = swarm.map(|s| {
+                let swarm = self.swarms.iter_mut().find_map(|s| {
+                    let number = s.member_number(description).filter(|_| !*background)?;
+                    Some((s, number))
+                });
+                let swarm = swarm.map(|(s, number)| {
                     s.members.push(agent_id.to_owned());
+                    s.member_started(number);
                     s.call_id.clone()
                 });
                 let child = Child {
@@ -75,6 +76,8 @@ impl Transcript {
                     finish: None,
                     swarm,
                     transcript: Transcript::default(),
+                    earlier: false,
+                    spawn_call: None,
                 };
                 if child.background {
                     self.cells.push(HistoryCell::Lifecycle(Lifecycle {
@@ -110,13 +113,17 @@ impl Transcript {
                     elapsed: Duration::from_millis(*elapsed_ms),
                 };
                 let cell = finished_cell(child, &finish);
-                let end = finish.end;
+                let member_end = MemberEnd::of(&finish);
+                child.activity = finish.label().to_owned();
                 child.finish = Some(finish);
-                child.activity = end.as_str().to_owned();
-                match child.swarm.clone() {
+                match &child.swarm {
                     Some(call_id) => {
-                        if let Some(swarm) = self.swarms.iter_mut().find(|s| s.call_id == call_id) {
-                            swarm.count(end);
+                        let swarm = self.swarms.iter_mut().find(|s| &s.call_id == call_id);
+                        if let Some(swarm) = swarm
+                            && let Some(number) =
+                                member_number(&swarm.description, &child.description)
+                        {
+                            swarm.count(number, member_end);
                         }
                     }
                     None => self.cells.push(HistoryCell::Lifecycle(cell)),
@@ -173,24 +180,59 @@ impl Transcript {
         }
     }
 
-    /// The swarm of `call_id` ended: its one block is printed.
+    /// The parent's call `call_id` ended while its conversation is replayed: the blocks of
+    /// the earlier children it started (outside swarms) follow it, as they did live.
+    pub(crate) fn print_earlier_children(&mut self, call_id: &str) {
+        let started = self
+            .children
+            .iter()
+            .filter(|c| c.earlier && c.swarm.is_none() && c.spawn_call.as_deref() == Some(call_id));
+        for child in started {
+            if let Some(finish) = &child.finish {
+                self.cells
+                    .push(HistoryCell::Lifecycle(finished_cell(child, finish)));
+            }
+        }
+    }
+
+    /// The swarm of `call_id` ended: its one block is printed (with the members known only
+    /// from their transcripts on disk counted, when a resumed session replays it).
     pub(crate) fn finish_swarm(&mut self, call_id: &str, now: Instant) {
         let Some(swarm) = self.swarms.iter_mut().find(|s| s.call_id == call_id) else {
             return;
         };
+        let mut from_disk = false;
+        for child in &self.children {
+            if child.swarm.as_deref() == Some(call_id) && !swarm.members.contains(&child.id) {
+                from_disk |= child.earlier;
+                swarm.members.push(child.id.clone());
+                if let (Some(finish), Some(number)) = (
+                    &child.finish,
+                    member_number(&swarm.description, &child.description),
+                ) {
+                    swarm.count(number, MemberEnd::of(finish));
+                }
+            }
+        }
         let elapsed = now.saturating_duration_since(swarm.started);
         swarm.elapsed = Some(elapsed);
-        let mark = if swarm.failed > 0 {
+        let mark = if swarm.had_failures() {
             LifecycleMark::Failed
-        } else if swarm.cancelled > 0 && swarm.completed == 0 {
+        } else if swarm.ended(MemberEnd::Cancelled) > 0 && swarm.ended(MemberEnd::Completed) == 0 {
             LifecycleMark::Cancelled
         } else {
             LifecycleMark::Completed
         };
+        // A replayed swarm's time is not known here (its members' transcripts say theirs).
+        let detail = if from_disk {
+            "its members ran before the session was resumed".to_owned()
+        } else {
+            format!("in {}", format_elapsed(elapsed))
+        };
         self.cells.push(HistoryCell::Lifecycle(Lifecycle {
             mark,
             text: swarm.summary(),
-            detail: format!("in {}", format_elapsed(elapsed)),
+            detail,
         }));
     }
 }

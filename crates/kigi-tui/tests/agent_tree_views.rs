@@ -262,6 +262,89 @@ fn a_swarm_is_one_block_with_counts_running_then_finished() {
 }
 
 #[test]
+fn a_swarm_block_counts_rate_limited_members_apart_and_a_member_run_again_once() {
+    let mut tree = Tree::new();
+    tree.main(
+        0,
+        call(
+            "w1",
+            "agent_swarm",
+            ToolKind::Task,
+            json!({"description": "sweep", "prompt_template": "check {{item}}", "items": ["a", "b", "c", "d", "e"]}),
+        ),
+    );
+    for n in 1..=3 {
+        tree.start(n, &format!("sub-{n}"), &format!("sweep #{n}"), false);
+    }
+    tree.finish("sub-1", "completed", 2_000, None);
+    // How the host reports a member its provider throttled (the child's error leads with
+    // the stable code).
+    let limited = "model.rate_limited: 429 Too Many Requests";
+    tree.finish("sub-2", "failed", 1_000, Some(limited));
+    let first = live(&tree.app, 80, 4);
+    // The engine runs member #2 again: while that run goes on, it is not done.
+    tree.start(4, "sub-4", "sweep #2", false);
+    let retried = live(&tree.app, 80, 4);
+    tree.finish("sub-4", "failed", 1_000, Some(limited));
+    tree.finish("sub-3", "failed", 3_000, Some("model.unavailable: 503"));
+    tree.start(5, "sub-5", "sweep #4", false);
+    tree.finish("sub-5", "completed", 1_000, None);
+    tree.start(6, "sub-6", "sweep #5", false);
+    tree.finish("sub-6", "cancelled", 1_000, None);
+    tree.app.now = tree.at(8);
+    tree.ctrl('b');
+    tree.key(KeyCode::Enter);
+    let pane = live(&tree.app, 90, 12);
+    tree.key(KeyCode::Esc);
+    tree.main(
+        9,
+        result("w1", "agent_swarm", ToolStatus::Completed, "report"),
+    );
+    let swarm = &tree.app.transcript.swarms[0];
+    assert_eq!(
+        (swarm.done(), swarm.members.len()),
+        (5, 6),
+        "five members, six runs"
+    );
+    // A rate limit colours the finished block as a failure.
+    assert!(matches!(
+        tree.app.transcript.cells.last(),
+        Some(kigi_tui::transcript::HistoryCell::Lifecycle(block))
+            if block.mark == kigi_tui::lifecycle_view::LifecycleMark::Failed
+    ));
+    insta::assert_snapshot!(format!(
+        "{first}\n{retried}\n{pane}\n{}",
+        history(&tree.app, 80)
+    ));
+}
+
+#[test]
+fn a_swarm_whose_only_trouble_was_a_rate_limit_still_ends_in_the_failure_colour() {
+    let mut tree = Tree::new();
+    tree.main(
+        0,
+        call(
+            "w1",
+            "agent_swarm",
+            ToolKind::Task,
+            json!({"description": "pair", "prompt_template": "{{item}}", "items": ["a", "b"]}),
+        ),
+    );
+    tree.start(1, "sub-1", "pair #1", false);
+    tree.start(1, "sub-2", "pair #2", false);
+    tree.finish("sub-1", "completed", 1_000, None);
+    tree.finish("sub-2", "failed", 1_000, Some("model.rate_limited: 429"));
+    tree.main(3, result("w1", "agent_swarm", ToolStatus::Completed, "r"));
+    let Some(kigi_tui::transcript::HistoryCell::Lifecycle(block)) =
+        tree.app.transcript.cells.last()
+    else {
+        panic!("no swarm block: {:?}", tree.app.transcript.cells);
+    };
+    assert_eq!(block.text, "Swarm \"pair\": 2/2 done · 1 rate-limited");
+    assert_eq!(block.mark, kigi_tui::lifecycle_view::LifecycleMark::Failed);
+}
+
+#[test]
 fn the_tasks_pane_lists_children_selects_and_asks_before_a_kill() {
     let mut tree = two_children();
     tree.finish("sub-1", "completed", 4_200, None);
@@ -601,7 +684,118 @@ fn the_agents_modal_switches_types_creates_edits_and_deletes_but_never_a_built_i
     tree.app.open_agents(catalog(), AgentsTab::Agents);
     let modal = tree.app.agents.as_ref().unwrap();
     assert_eq!(modal.catalog.agents[0].enabled, Some(false));
-    // Personas are not switched.
-    tree.key(KeyCode::Tab);
-    assert!(tree.key(KeyCode::Char(' ')).is_empty());
+}
+
+/// Personas as the loader lists them (by name): bundled, project, `config.toml`, user.
+fn personas_catalog() -> AgentCatalog {
+    let persona =
+        |name: &str, scope: &str, source: &str, file: Option<&str>, note: &str| CatalogEntry {
+            name: name.into(),
+            scope: scope.into(),
+            source: source.into(),
+            description: format!("{name}: how it behaves"),
+            note: note.into(),
+            detail: format!("name:        {name}\nsource:      {source}\n\nBe {name}."),
+            enabled: Some(name != "strict"),
+            file: file.map(Into::into),
+        };
+    AgentCatalog {
+        agents: vec![],
+        personas: vec![
+            persona("concise", "bundled", "bundled with kigi", None, ""),
+            persona(
+                "reviewer",
+                "project",
+                "project (/repo/.kigi/personas/reviewer.toml)",
+                Some("/repo/.kigi/personas/reviewer.toml"),
+                "shadows built-in",
+            ),
+            persona(
+                "strict",
+                "config",
+                "config (/home/u/.kigi/config.toml)",
+                None,
+                "",
+            ),
+            persona(
+                "terse",
+                "user",
+                "user (/home/u/.kigi/personas/terse.toml)",
+                Some("/home/u/.kigi/personas/terse.toml"),
+                "",
+            ),
+        ],
+        diagnostics: vec![],
+    }
+}
+
+#[test]
+fn the_personas_tab_switches_creates_edits_and_deletes_but_never_a_bundled_persona() {
+    let mut tree = Tree::new();
+    tree.app
+        .open_agents(personas_catalog(), AgentsTab::Personas);
+    let rows = live(&tree.app, 90, 13);
+    // Space asks the loop to switch the bundled persona off (bundled is read-only, not
+    // unswitchable); the row changes once the switch was written.
+    assert_eq!(
+        tree.key(KeyCode::Char(' ')),
+        [Action::TogglePersona {
+            persona: "concise".into(),
+            enabled: false,
+        }]
+    );
+    assert_eq!(
+        tree.app.agents.as_ref().unwrap().catalog.personas[0].enabled,
+        Some(true)
+    );
+    tree.app.persona_switched("concise", false);
+    // A bundled persona's text is not edited or deleted, and the notice says why.
+    assert!(tree.key(KeyCode::Char('e')).is_empty());
+    let bundled = live(&tree.app, 90, 13);
+    assert!(tree.key(KeyCode::Char('d')).is_empty());
+    assert_eq!(tree.app.agents.as_ref().unwrap().confirm_delete, None);
+    // One set in config.toml is changed there.
+    tree.key(KeyCode::Down);
+    tree.key(KeyCode::Down);
+    assert!(tree.key(KeyCode::Char('d')).is_empty());
+    assert_eq!(
+        tree.app.agents.as_ref().unwrap().notice.as_deref(),
+        Some("strict is set in config.toml ([subagents.personas.strict]): change it there")
+    );
+    // A user's persona file is edited, and deleted only after a yes.
+    tree.key(KeyCode::Down);
+    assert_eq!(
+        tree.key(KeyCode::Char('e')),
+        [Action::EditDefinition(
+            "/home/u/.kigi/personas/terse.toml".into()
+        )]
+    );
+    assert!(tree.key(KeyCode::Char('d')).is_empty());
+    let confirm = live(&tree.app, 90, 13);
+    assert!(tree.key(KeyCode::Char('n')).is_empty(), "n keeps it");
+    assert!(tree.key(KeyCode::Char('d')).is_empty());
+    assert_eq!(
+        tree.key(KeyCode::Char('y')),
+        [Action::DeleteDefinition(
+            "/home/u/.kigi/personas/terse.toml".into()
+        )]
+    );
+    // `n` asks for a name; the loop writes the starter persona and opens the editor.
+    tree.key(KeyCode::Char('n'));
+    for ch in "brief".chars() {
+        assert!(tree.key(KeyCode::Char(ch)).is_empty());
+    }
+    let naming = live(&tree.app, 90, 13);
+    assert_eq!(
+        tree.key(KeyCode::Enter),
+        [Action::CreatePersona("brief".into())]
+    );
+    insta::assert_snapshot!(format!("{rows}\n{bundled}\n{confirm}\n{naming}"));
+    // The switch outlives the modal: opened again over the same configuration, it is off.
+    tree.key(KeyCode::Esc);
+    tree.app
+        .open_agents(personas_catalog(), AgentsTab::Personas);
+    let modal = tree.app.agents.as_ref().unwrap();
+    assert_eq!(modal.catalog.personas[0].enabled, Some(false));
+    assert_eq!(modal.catalog.personas[2].enabled, Some(false));
 }

@@ -17,6 +17,7 @@ pub mod prompt_input;
 pub mod sessions;
 pub mod signals;
 pub mod swarm;
+mod swarm_watch;
 pub mod text_progress;
 pub mod trust;
 pub mod tui;

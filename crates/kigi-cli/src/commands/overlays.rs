@@ -92,18 +92,27 @@ pub fn personas(show: Option<&str>, as_json: bool) -> anyhow::Result<ExitCode> {
     let (discovery, cwd) = load()?;
     let set = PersonaSet::discover(&discovery.subagents, &discovery.paths, &cwd);
     if as_json {
+        // A persona switched off is still shown whole: what it would say, and that it is off.
         let instructions = match show {
-            Some(name) => Some(set.instructions(name).map_err(anyhow::Error::msg)?),
+            Some(name) => Some(set.instructions_text(name).map_err(anyhow::Error::msg)?),
             None => None,
         };
-        let value = set_json(&set, show, "instructions", instructions)?;
+        let mut value = set_json(&set, show, "instructions", instructions)?;
+        let mark = |entry: &mut serde_json::Value| {
+            let name = entry["name"].as_str().unwrap_or_default().to_owned();
+            entry["enabled"] = json!(!set.is_switched_off(&name));
+        };
+        match value.get_mut("entries").and_then(|e| e.as_array_mut()) {
+            Some(entries) => entries.iter_mut().for_each(mark),
+            None => mark(&mut value),
+        }
         outln!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(ExitCode::SUCCESS);
     }
     report(&set, show.is_none(), |p| &p.description);
     if let Some(name) = show {
         let instructions = set
-            .instructions(name)
+            .instructions_text(name)
             .map_err(|e| anyhow::Error::msg(safe(&e).into_owned()))?;
         let entry = set.get(name).context("persona vanished")?;
         let mut text = format!(
@@ -111,6 +120,11 @@ pub fn personas(show: Option<&str>, as_json: bool) -> anyhow::Result<ExitCode> {
             entry.source.describe(),
             entry.value.description
         );
+        if set.is_switched_off(name) {
+            text.push_str(
+                "status:      switched off ([subagents.persona_toggle] in config.toml)\n",
+            );
+        }
         for (label, value) in [
             ("model", &entry.value.model),
             ("effort", &entry.value.reasoning_effort),

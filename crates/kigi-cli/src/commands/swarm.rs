@@ -1,27 +1,39 @@
 //! `kigi swarm`: a batch run without a main agent. One template over the items of a file,
 //! progress on stderr, the aggregate on stdout, every member's transcript on disk.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use kigi_agent::PermissionMode;
 use kigi_core::host::SwarmOpen;
-use kigi_core::swarm::{SwarmCounts, SwarmReport, SwarmRequest, SwarmRun, run_swarm};
+use kigi_core::swarm::{
+    PlanFault, RecordedRequest, RecordedSwarm, SwarmRecord, SwarmReport, SwarmRequest, SwarmRun,
+    plan_with_effort, read_record, resume_plan, run_plan,
+};
 use kigi_model::ModelFlags;
 
 use super::progress::{self, OutputFormat};
+use super::swarm_watch::BatchWatch;
 
 /// `kigi swarm`'s own flags.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SwarmOptions {
     /// The task for each item; `{{item}}` (or `{{ item }}`) is replaced by the item.
     #[arg(long)]
-    pub template: String,
-    /// One item per line, or a JSON array of strings; 2 to 128 items.
+    pub template: Option<String>,
+    /// One item per line, or a JSON array of strings; 2 to 10,000 items.
     #[arg(long, value_name = "FILE")]
-    pub items_file: PathBuf,
+    pub items_file: Option<PathBuf>,
+    /// Run each member on this `[agent_executors.<id>]` (`srun`, `kubectl run`, `ssh`, another
+    /// harness) instead of in this process (default: `[swarm] executor`).
+    #[arg(long, value_name = "ID")]
+    pub executor: Option<String>,
+    /// Rerun only the members of swarm session SESSION that did not complete (its recorded
+    /// template and items; the new members' transcripts join the same session).
+    #[arg(long, value_name = "SESSION")]
+    pub resume: Option<String>,
     /// A short label for the swarm, shown in progress and the report.
     #[arg(long)]
     pub description: Option<String>,
@@ -83,6 +95,25 @@ fn report_json(report: &SwarmReport, session_id: &str) -> anyhow::Result<serde_j
     Ok(value)
 }
 
+/// The `swarm_result` line of a streamed batch: counts, not members.
+fn totals_json(report: &SwarmReport, session_id: &str) -> serde_json::Value {
+    let counts = report.counts();
+    serde_json::json!({
+        "type": "swarm_result",
+        "description": report.description,
+        "members": report.members.len(),
+        "completed": counts.completed,
+        "failed": counts.failed,
+        "rate_limited": counts.rate_limited,
+        "backgrounded": counts.backgrounded,
+        "cancelled": counts.cancelled,
+        "still_running": counts.still_running,
+        "duration_ms": report.duration.as_millis() as u64,
+        "tokens": report.tokens,
+        "session_id": session_id,
+    })
+}
+
 /// Items: a JSON array of strings, or one per line (blank lines skipped).
 pub fn read_items(path: &Path) -> anyhow::Result<Vec<String>> {
     let text = std::fs::read_to_string(path)
@@ -103,6 +134,74 @@ pub fn read_items(path: &Path) -> anyhow::Result<Vec<String>> {
         .collect())
 }
 
+/// What this run does: a new swarm over items, or the rest of a recorded one.
+enum Batch {
+    New(SwarmRequest),
+    Resume {
+        session: String,
+        recorded: Box<RecordedSwarm>,
+    },
+}
+
+/// The batch `args` ask for, every flag problem named.
+fn batch_of(args: &SwarmOptions, host: &kigi_core::host::SessionHost) -> anyhow::Result<Batch> {
+    if let Some(session) = &args.resume {
+        for (given, flag) in [
+            (args.template.is_some(), "--template"),
+            (args.items_file.is_some(), "--items-file"),
+            (args.subagent_type.is_some(), "--subagent-type"),
+            (args.capability_mode.is_some(), "--capability-mode"),
+            (args.isolation.is_some(), "--isolation"),
+            (args.member_model.is_some(), "--member-model"),
+            (args.effort.is_some(), "--effort"),
+        ] {
+            if given {
+                anyhow::bail!(
+                    "{flag} cannot be used with --resume: a resumed swarm reruns its recorded request (only --executor, --max-concurrency and --output-format may change)"
+                );
+            }
+        }
+        let path = host.swarm_record_path(session)?;
+        let recorded = read_record(&path).with_context(|| format!("--resume {session}"))?;
+        return Ok(Batch::Resume {
+            session: session.clone(),
+            recorded: Box::new(recorded),
+        });
+    }
+    let (Some(template), Some(items_file)) = (&args.template, &args.items_file) else {
+        anyhow::bail!(
+            "kigi swarm needs --template and --items-file (or --resume SESSION to rerun what a swarm did not complete)"
+        );
+    };
+    let items = read_items(items_file)?;
+    if items.len() < 2 {
+        anyhow::bail!(
+            "--items-file {} has {} item(s); a swarm needs at least 2 (for one task, run `kigi -p \"PROMPT\"`)",
+            items_file.display(),
+            items.len()
+        );
+    }
+    Ok(Batch::New(SwarmRequest {
+        description: args.description.clone().unwrap_or_else(|| "swarm".into()),
+        prompt_template: normalize_template(template),
+        items,
+        subagent_type: args.subagent_type.clone(),
+        capability_mode: args.capability_mode.clone(),
+        isolation: args.isolation.clone(),
+        model: args.member_model.clone(),
+        executor: args
+            .executor
+            .clone()
+            .or_else(|| host.discovery().swarm.executor.clone()),
+        batch: true,
+    }))
+}
+
+fn nothing_started(faults: &[PlanFault]) -> anyhow::Error {
+    let faults: Vec<String> = faults.iter().map(ToString::to_string).collect();
+    anyhow::anyhow!("nothing was started:\n- {}", faults.join("\n- "))
+}
+
 pub fn run(
     args: SwarmOptions,
     permission_mode: Option<PermissionMode>,
@@ -112,42 +211,60 @@ pub fn run(
     sandbox: Option<kigi_tools::sandbox::SandboxMode>,
 ) -> anyhow::Result<ExitCode> {
     let format = args.output_format.or(format).unwrap_or_default();
-    let items = read_items(&args.items_file)?;
-    if items.len() < 2 {
-        anyhow::bail!(
-            "--items-file {} has {} item(s); a swarm needs at least 2 (for one task, run `kigi -p \"PROMPT\"`)",
-            args.items_file.display(),
-            items.len()
-        );
-    }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let host = super::session_host()?;
+    let batch = batch_of(&args, &host)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let request = SwarmRequest {
-        description: args.description.unwrap_or_else(|| "swarm".into()),
-        prompt_template: normalize_template(&args.template),
-        items,
-        subagent_type: args.subagent_type,
-        capability_mode: args.capability_mode,
-        isolation: args.isolation,
-        model: args.member_model,
+    let (summary, resume) = match &batch {
+        Batch::New(request) => (
+            format!(
+                "swarm over {} items: {}",
+                request.items.len(),
+                request.prompt_template
+            ),
+            None,
+        ),
+        Batch::Resume { session, recorded } => (
+            format!(
+                "resumed: the members of {} items that did not complete",
+                recorded.request.items.len()
+            ),
+            Some(session.clone()),
+        ),
     };
-    let (report, swarm, printer) = runtime.block_on(async {
+    let (report, swarm, printer, watch) = runtime.block_on(async {
         let mut swarm = host.open_swarm(SwarmOpen {
             cwd,
             model: model.clone(),
             permission_mode,
             rules,
             sandbox,
-            summary: format!(
-                "swarm over {} items: {}",
-                request.items.len(),
-                request.prompt_template
-            ),
+            summary,
+            resume,
         })?;
+        // Every fault at once, before a member starts or a record is written.
+        let (plan, record) = match &batch {
+            Batch::New(request) => {
+                let plan =
+                    plan_with_effort(request, args.effort.as_deref(), &**swarm.coordinator())
+                        .map_err(|faults| nothing_started(&faults))?;
+                let recorded = RecordedRequest::of(request, args.effort.as_deref());
+                (plan, SwarmRecord::create(&swarm.record_path(), &recorded)?)
+            }
+            Batch::Resume { recorded, .. } => {
+                let plan = resume_plan(recorded, args.executor.as_deref(), &**swarm.coordinator())
+                    .map_err(|faults| nothing_started(&faults))?;
+                errln!(
+                    "kigi: resuming: {} of {} members did not complete and run again",
+                    plan.members.len(),
+                    recorded.request.items.len()
+                );
+                (plan, SwarmRecord::append(&swarm.record_path())?)
+            }
+        };
         // The members' events are read as they come (and shown as JSON lines when asked),
         // so they never pile up.
         let printer = swarm.take_events().map(|mut events| {
@@ -160,24 +277,14 @@ pub fn run(
             })
         });
         super::cancel_on_signal(swarm.cancel());
-        let total = request.items.len();
         let terminal = std::io::stderr().is_terminal();
+        let watch = BatchWatch::new(record, format, terminal, plan.members.len());
         let run = SwarmRun {
-            effort: args.effort.as_deref(),
+            effort: None,
             max_concurrency: args.max_concurrency,
+            streams_members: format == OutputFormat::StreamJson,
         };
-        let report = run_swarm(
-            swarm.coordinator(),
-            &request,
-            run,
-            swarm.cancel(),
-            &|counts| show_progress(counts, total, terminal),
-        )
-        .await
-        .map_err(|faults| {
-            let faults: Vec<String> = faults.iter().map(ToString::to_string).collect();
-            anyhow::anyhow!("nothing was started:\n- {}", faults.join("\n- "))
-        })?;
+        let report = run_plan(swarm.coordinator(), plan, run, swarm.cancel(), &watch).await;
         if terminal {
             errln!();
         }
@@ -190,65 +297,36 @@ pub fn run(
                 left.join(", ")
             );
         }
-        anyhow::Ok((report, swarm, printer))
+        anyhow::Ok((report, swarm, printer, watch))
     })?;
     let session_id = swarm.id().to_owned();
     let interrupted = swarm.cancel().is_cancelled();
-    swarm.finish(&report)?;
+    let streamed = format == OutputFormat::StreamJson;
+    swarm.finish(&report, streamed)?;
     if let Some(printer) = printer {
         // The stream ends with `finish`: every member event is out before the aggregate.
         let _ = runtime.block_on(printer);
     }
     match format {
         OutputFormat::Json => outln!("{}", report_json(&report, &session_id)?),
-        OutputFormat::StreamJson => {
-            let mut value = report_json(&report, &session_id)?;
-            value["type"] = serde_json::Value::String("swarm_result".into());
-            outln!("{value}");
-        }
+        // Every member's line went out as it finished: the end says the totals.
+        OutputFormat::StreamJson => outln!("{}", totals_json(&report, &session_id)),
         OutputFormat::Text => outln!("{}", report.render()),
     }
     errln!(
-        "kigi: swarm session {session_id} (members: kigi sessions show {session_id} --agent sub-N)"
+        "kigi: swarm session {session_id} (members: kigi sessions show {session_id} --agent sub-N; rerun what did not complete: kigi swarm --resume {session_id})"
     );
+    if let Some(error) = watch.record_error() {
+        errln!("kigi: some members' ends could not be recorded for --resume: {error}");
+    }
     let counts = report.counts();
     Ok(if interrupted {
         ExitCode::from(130)
-    } else if counts.failed + counts.rate_limited + counts.cancelled > 0 {
+    } else if counts.failed + counts.rate_limited + counts.cancelled + counts.still_running > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// A bar with counts by outcome: redrawn in place on a terminal, one line per change otherwise.
-fn show_progress(counts: &SwarmCounts, total: usize, terminal: bool) {
-    let done = counts.completed
-        + counts.failed
-        + counts.rate_limited
-        + counts.backgrounded
-        + counts.cancelled
-        + counts.still_running;
-    let width = 30;
-    let filled = (done * width).checked_div(total).unwrap_or(0);
-    let line = format!(
-        "[{}{}] {done}/{total}  running {}  completed {}  failed {}  rate_limited {}  backgrounded {}  cancelled {}",
-        "#".repeat(filled),
-        ".".repeat(width - filled),
-        counts.running,
-        counts.completed,
-        counts.failed,
-        counts.rate_limited,
-        counts.backgrounded,
-        counts.cancelled
-    );
-    let mut err = std::io::stderr().lock();
-    if terminal {
-        let _ = write!(err, "\r{line}");
-    } else {
-        let _ = writeln!(err, "{line}");
-    }
-    let _ = err.flush();
 }
 
 #[cfg(test)]

@@ -18,6 +18,10 @@ pub struct TurnInput<'a> {
     pub cwd: &'a Path,
     /// The model the spawn or the agent file names, as written; `None` keeps the engine's.
     pub model: Option<&'a str>,
+    /// The child's id (`sub-7`) and its session's: a cluster job's name, a log file's, so a
+    /// person (or `scancel --name`) can find one member among thousands.
+    pub member: &'a str,
+    pub session: &'a str,
 }
 
 /// The process to start.
@@ -40,7 +44,7 @@ pub fn command_line(config: &ExecutorConfig, turn: &TurnInput<'_>) -> CommandLin
             }
             continue;
         }
-        args.push(fill(arg, turn.prompt, &cwd, turn.model.unwrap_or_default()));
+        args.push(fill(arg, turn, &cwd));
     }
     CommandLine {
         program: config.command.clone(),
@@ -51,13 +55,22 @@ pub fn command_line(config: &ExecutorConfig, turn: &TurnInput<'_>) -> CommandLin
 
 /// One argument with its placeholders replaced in a single pass, so a prompt that itself
 /// says `{cwd}` is not expanded again.
-fn fill(arg: &str, prompt: &str, cwd: &str, model: &str) -> String {
+fn fill(arg: &str, turn: &TurnInput<'_>, cwd: &str) -> String {
+    let quoted = shell_quoted(turn.prompt);
+    let values = [
+        ("{prompt_quoted}", quoted.as_str()),
+        ("{prompt}", turn.prompt),
+        ("{cwd}", cwd),
+        ("{model}", turn.model.unwrap_or_default()),
+        ("{member}", turn.member),
+        ("{session}", turn.session),
+    ];
     let mut out = String::with_capacity(arg.len());
     let mut rest = arg;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let after = &rest[open..];
-        let (value, len) = [("{prompt}", prompt), ("{cwd}", cwd), ("{model}", model)]
+        let (value, len) = values
             .into_iter()
             .find(|(token, _)| after.starts_with(token))
             .map_or(("{", 1), |(token, value)| (value, token.len()));
@@ -66,6 +79,12 @@ fn fill(arg: &str, prompt: &str, cwd: &str, model: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `text` as one word of a POSIX shell: for `ssh`, which joins its arguments into one line
+/// the remote shell splits again, so `{prompt}` alone would arrive as many words.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 #[cfg(test)]
@@ -88,11 +107,20 @@ mod tests {
     #[test]
     fn a_prompt_with_shell_syntax_stays_one_argument_and_is_not_expanded_again() {
         let line = command_line(
-            &config(&["-p", "{prompt}", "--cwd={cwd}", "--model", "{model}"]),
+            &config(&[
+                "--job-name=kigi-{session}-{member}",
+                "-p",
+                "{prompt}",
+                "--cwd={cwd}",
+                "--model",
+                "{model}",
+            ]),
             &TurnInput {
-                prompt: "say 'hi'; rm -rf / {cwd}\nnext",
+                prompt: "say 'hi'; rm -rf / {cwd} {member}\nnext",
                 cwd: Path::new("/w/x"),
                 model: Some("opus"),
+                member: "sub-7",
+                session: "s1",
             },
         );
         assert_eq!(
@@ -100,8 +128,9 @@ mod tests {
             CommandLine {
                 program: "claude".into(),
                 args: vec![
+                    "--job-name=kigi-s1-sub-7".into(),
                     "-p".into(),
-                    "say 'hi'; rm -rf / {cwd}\nnext".into(),
+                    "say 'hi'; rm -rf / {cwd} {member}\nnext".into(),
                     "--cwd=/w/x".into(),
                     "--model".into(),
                     "opus".into(),
@@ -112,11 +141,33 @@ mod tests {
     }
 
     #[test]
+    fn a_quoted_prompt_is_one_word_to_a_remote_shell() {
+        let line = command_line(
+            &config(&["host", "kigi -p {prompt_quoted}"]),
+            &TurnInput {
+                prompt: "it's $HOME; `x`",
+                cwd: Path::new("/w"),
+                model: None,
+                member: "sub-1",
+                session: "s",
+            },
+        );
+        assert_eq!(line.args[1], r"kigi -p 'it'\''s $HOME; `x`'");
+        let echoed = std::process::Command::new("sh")
+            .args(["-c", &format!("printf %s {}", &line.args[1][8..])])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&echoed.stdout), "it's $HOME; `x`");
+    }
+
+    #[test]
     fn an_unset_model_drops_its_argument_and_flag() {
         let turn = TurnInput {
             prompt: "p",
             cwd: Path::new("/w"),
             model: None,
+            member: "sub-1",
+            session: "s",
         };
         let paired = command_line(&config(&["--model", "{model}", "-p", "{prompt}"]), &turn);
         assert_eq!(paired.args, ["-p", "p"]);

@@ -80,6 +80,8 @@ pub(crate) async fn run_external_turn(
             prompt,
             cwd,
             model: engine.model.as_deref(),
+            member: session.agent_id(),
+            session: session.id(),
         },
     );
     let timeout = engine

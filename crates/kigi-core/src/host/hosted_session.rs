@@ -171,6 +171,13 @@ impl SessionControl {
                     .set_type_enabled(&agent_type, enabled)?;
                 Ok(())
             }
+            HostCommand::SetPersonaEnabled { persona, enabled } => {
+                self.shared
+                    .controls
+                    .coordinator
+                    .set_persona_enabled(&persona, enabled)?;
+                Ok(())
+            }
             HostCommand::Compact => {
                 self.shared.controls.compact.store(true, Ordering::SeqCst);
                 Ok(())

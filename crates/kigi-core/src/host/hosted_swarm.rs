@@ -49,6 +49,11 @@ impl HostedSwarm {
         &self.id
     }
 
+    /// Its `swarm.jsonl`, beside its `wire.jsonl`.
+    pub fn record_path(&self) -> std::path::PathBuf {
+        self.writer.path().with_file_name(crate::swarm::RECORD_FILE)
+    }
+
     pub fn coordinator(&self) -> &Arc<Coordinator> {
         &self.coordinator
     }
@@ -75,9 +80,19 @@ impl HostedSwarm {
     }
 
     /// Records the aggregate and the end of the swarm. The event stream ends with `self`.
-    pub fn finish(mut self, report: &SwarmReport) -> Result<(), StoreError> {
+    /// `members_streamed`: each member's end went out (and to `swarm.jsonl`) as it happened,
+    /// so the record keeps the totals.
+    pub fn finish(
+        mut self,
+        report: &SwarmReport,
+        members_streamed: bool,
+    ) -> Result<(), StoreError> {
         self.writer.append(&SessionEvent::AssistantMessage {
-            text: report.render(),
+            text: if members_streamed {
+                report.render_totals()
+            } else {
+                report.render()
+            },
             thinking: String::new(),
             thinking_signature: None,
             tool_calls: Vec::new(),

@@ -117,6 +117,9 @@ pub struct SwarmOpen {
     pub rules: PermissionRules,
     /// `--sandbox`.
     pub sandbox: Option<SandboxMode>,
+    /// `kigi swarm --resume`: append to this swarm session instead of starting one; its new
+    /// members are numbered after the ones it has.
+    pub resume: Option<String>,
 }
 
 /// Opens sessions from one loaded configuration.
@@ -461,12 +464,30 @@ impl SessionHost {
 
     /// Opens a session for a swarm with no main agent: its transcript, and a coordinator
     /// whose members run as the default agent's children. Needs a tokio runtime.
+    /// Where `kigi swarm` session `id` keeps its `swarm.jsonl` (which `--resume` reads).
+    pub fn swarm_record_path(&self, id: &str) -> Result<PathBuf, crate::StoreError> {
+        Ok(self
+            .store
+            .wire_path(id)?
+            .with_file_name(crate::swarm::RECORD_FILE))
+    }
+
     pub fn open_swarm(&self, request: SwarmOpen) -> Result<HostedSwarm, HostError> {
         let client = self.models.client(&request.model, &*self.env)?;
         let parent = build_agent(&self.discovery, &request.cwd, AgentChoice::Default, None)?;
-        let session_id = new_session_id();
-        let mut writer = self.store.create(&session_id)?;
-        writer.append(&writer.start_event("swarm", &client.endpoint().model, &request.cwd))?;
+        let (session_id, mut writer) = match &request.resume {
+            Some(id) => (id.clone(), self.store.reopen(id)?.1),
+            None => {
+                let id = new_session_id();
+                let mut writer = self.store.create(&id)?;
+                writer.append(&writer.start_event(
+                    "swarm",
+                    &client.endpoint().model,
+                    &request.cwd,
+                ))?;
+                (id, writer)
+            }
+        };
         writer.append(&SessionEvent::UserMessage {
             text: request.summary,
         })?;

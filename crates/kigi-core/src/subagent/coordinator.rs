@@ -264,6 +264,14 @@ impl Coordinator {
         lock(&self.children).iter().map(|c| c.id.clone()).collect()
     }
 
+    /// Lets go of finished child `id`: its transcript stays on disk (and a later session can
+    /// resume it from there), but this session no longer holds its conversation. A batch
+    /// swarm does this for every member, so memory does not grow with the number of items.
+    pub(crate) fn release(&self, id: &str) {
+        lock(&self.children).retain(|child| child.id != id || !child.finished());
+        self.inbox.forget(id);
+    }
+
     /// Ids of the children running now, in start order.
     pub fn running(&self) -> Vec<String> {
         lock(&self.children)

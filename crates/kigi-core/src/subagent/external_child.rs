@@ -21,6 +21,19 @@ use crate::tool_runtime::ToolRuntime;
 
 impl Coordinator {
     /// The child's setup when it runs on an executor; `None` for a native child.
+    /// Whether `executor` is a configured `[agent_executors.<id>]`; the error lists those
+    /// that are.
+    pub(crate) fn check_executor_id(&self, executor: &str) -> Result<(), SpawnError> {
+        let executors = &self.setup.discovery.agent_executors;
+        if executors.contains_key(executor) {
+            return Ok(());
+        }
+        Err(SpawnError::UnknownExecutor {
+            executor: executor.to_owned(),
+            known: executors.keys().cloned().collect(),
+        })
+    }
+
     pub(super) fn prepare_external(
         &self,
         spawn: &CheckedSpawn,
@@ -35,11 +48,11 @@ impl Coordinator {
         else {
             return Ok(None);
         };
-        let executors = &self.setup.discovery.agent_executors;
-        let Some(config) = executors.get(&executor) else {
+        self.check_executor_id(&executor)?;
+        let Some(config) = self.setup.discovery.agent_executors.get(&executor) else {
             return Err(SpawnError::UnknownExecutor {
                 executor,
-                known: executors.keys().cloned().collect(),
+                known: Vec::new(),
             });
         };
         let refuse = |reason: &str| SpawnError::Executor {

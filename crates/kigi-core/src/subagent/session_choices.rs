@@ -1,5 +1,5 @@
-//! What changes about a session's children while it runs: a subagent type switched on or off
-//! for this session (the terminal's agents modal), the main agent's model (`/model`), which
+//! What changes about a session's children while it runs: a subagent type or a persona
+//! switched on or off for this session (the terminal's agents modal), the main agent's model (`/model`), which
 //! children that inherit their parent's model follow from their next spawn, and the files
 //! that define types, personas and roles, which are read when used (live, without a watcher).
 //!
@@ -19,6 +19,8 @@ use crate::lock::lock;
 pub(crate) struct SessionChoices {
     /// Types switched on (`true`) or off (`false`) for this session.
     toggles: Mutex<BTreeMap<String, bool>>,
+    /// Personas switched on or off for this session.
+    persona_toggles: Mutex<BTreeMap<String, bool>>,
     /// The main agent's model since `SetModel`.
     parent_client: Mutex<Option<ModelClient>>,
 }
@@ -59,13 +61,36 @@ impl Coordinator {
     }
 
     /// The personas as the files say now: like agent files, they are read when used, so one
-    /// added or edited while the session runs counts from the next spawn.
+    /// added or edited while the session runs counts from the next spawn; this session's
+    /// switches beat `[subagents.persona_toggle]`.
     pub(crate) fn personas(&self) -> kigi_agent::PersonaSet {
-        kigi_agent::PersonaSet::discover(
+        let mut set = kigi_agent::PersonaSet::discover(
             &self.setup.discovery.subagents,
             &self.setup.discovery.paths,
             &self.setup.cwd,
-        )
+        );
+        for (name, on) in lock(&self.choices.persona_toggles).iter() {
+            set.switch(name, *on);
+        }
+        set
+    }
+
+    /// Switches persona `persona` on or off for this session's next spawns; one nothing
+    /// defines is an error naming the personas there are.
+    pub fn set_persona_enabled(&self, persona: &str, enabled: bool) -> Result<(), SpawnError> {
+        let set = self.personas();
+        if set.get(persona).is_none() {
+            let known: Vec<&str> = set.entries.keys().map(String::as_str).collect();
+            return Err(SpawnError::Persona {
+                persona: persona.to_owned(),
+                reason: format!(
+                    "persona `{persona}` not found; available: {}",
+                    known.join(", ")
+                ),
+            });
+        }
+        lock(&self.choices.persona_toggles).insert(persona.to_owned(), enabled);
+        Ok(())
     }
 
     /// The roles as the files say now (see [`Self::personas`]).

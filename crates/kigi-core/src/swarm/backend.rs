@@ -9,7 +9,7 @@ use kigi_agent::SwarmConfig;
 use tokio_util::sync::CancellationToken;
 
 use super::engine::{
-    EngineSettings, IdSlot, MemberFuture, MemberRun, SwarmBackend, SwarmCounts, SwarmReport,
+    EngineSettings, IdSlot, MemberFuture, MemberRun, SwarmBackend, SwarmReport, SwarmWatch,
     member_budget, run,
 };
 use super::plan::{MemberSpec, PlanContext, PlanFault, SwarmPlan, SwarmRequest, plan_with_effort};
@@ -39,8 +39,9 @@ impl SwarmBackend for CoordinatorBackend {
             persona: None,
             resume_from: None,
             worktree: self.plan.worktree,
-            executor: None,
+            executor: self.plan.executor.clone(),
         };
+        let release = self.plan.batch;
         // The id is taken here, not in the future: members get ids in launch (item) order.
         let child_id = coordinator.reserve_id();
         Box::pin(async move {
@@ -55,7 +56,12 @@ impl SwarmBackend for CoordinatorBackend {
             if let Ok(mut slot) = id.lock() {
                 *slot = Some(child.id.clone());
             }
-            match coordinator.await_foreground(&child, &cancel).await {
+            let outcome = coordinator.await_foreground(&child, &cancel).await;
+            if release && child.finished() {
+                // A batch's finished member lives on in its transcript, not in memory.
+                coordinator.release(&child.id);
+            }
+            match outcome {
                 Ok(SpawnOutcome::Background { .. }) => MemberRun::Backgrounded,
                 Ok(SpawnOutcome::Finished(result)) => match result.status {
                     ChildStatus::Completed => MemberRun::Completed {
@@ -100,6 +106,10 @@ impl PlanContext for Coordinator {
     ) -> Result<(), crate::subagent::SpawnError> {
         Coordinator::check_binding(self, agent_type, model, effort)
     }
+
+    fn check_executor(&self, executor: &str) -> Result<(), crate::subagent::SpawnError> {
+        self.check_executor_id(executor)
+    }
 }
 
 /// How a swarm runs beside its request: every member's `effort` (checked with the rest of
@@ -108,6 +118,9 @@ impl PlanContext for Coordinator {
 pub struct SwarmRun<'a> {
     pub effort: Option<&'a str>,
     pub max_concurrency: Option<usize>,
+    /// The caller streams each member's line as it finishes: the final report then keeps
+    /// outcomes without outputs.
+    pub streams_members: bool,
 }
 
 /// From a request to a report on `coordinator`, the one path `agent_swarm` and `kigi swarm`
@@ -118,28 +131,38 @@ pub async fn run_swarm(
     request: &SwarmRequest,
     run: SwarmRun<'_>,
     cancel: &CancellationToken,
-    progress: &(dyn Fn(&SwarmCounts) + Sync),
+    progress: &dyn SwarmWatch,
 ) -> Result<SwarmReport, Vec<PlanFault>> {
     let plan = plan_with_effort(request, run.effort, &**coordinator)?;
-    run_plan(coordinator, plan, run.max_concurrency, cancel, progress).await
+    Ok(run_plan(coordinator, plan, run, cancel, progress).await)
 }
 
-async fn run_plan(
+/// A plan (from [`plan_with_effort`], possibly narrowed to the members a resumed swarm
+/// still owes) run on `coordinator`.
+pub async fn run_plan(
     coordinator: &Arc<Coordinator>,
     plan: SwarmPlan,
-    max_concurrency: Option<usize>,
+    run_with: SwarmRun<'_>,
     cancel: &CancellationToken,
-    progress: &(dyn Fn(&SwarmCounts) + Sync),
-) -> Result<SwarmReport, Vec<PlanFault>> {
+    progress: &dyn SwarmWatch,
+) -> SwarmReport {
     let mut settings = swarm_settings(coordinator.swarm_config(), plan.members.len());
-    if let Some(cap) = max_concurrency {
+    if plan.batch {
+        settings.schedule.max_concurrency = coordinator
+            .swarm_config()
+            .max_concurrency
+            .unwrap_or(settings.schedule.max_concurrency)
+            .clamp(1, super::plan::MAX_BATCH_ITEMS);
+    }
+    if let Some(cap) = run_with.max_concurrency {
         settings.schedule.max_concurrency = cap.max(1);
     }
+    settings.keep_outputs = !run_with.streams_members;
     let backend = Arc::new(CoordinatorBackend {
         coordinator: Arc::clone(coordinator),
         plan: plan.clone(),
     });
-    Ok(run(&plan, backend, &settings, cancel, progress).await)
+    run(&plan, backend, &settings, cancel, progress).await
 }
 
 /// Engine settings from `[swarm]` (with `KIGI_SWARM_MAX_CONCURRENCY` already applied when
@@ -170,5 +193,6 @@ pub fn swarm_settings(config: &SwarmConfig, members: usize) -> EngineSettings {
             .deadline_ms
             .map_or(defaults.deadline, Duration::from_millis),
         member_output_chars: member_budget(members),
+        keep_outputs: true,
     }
 }

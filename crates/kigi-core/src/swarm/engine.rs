@@ -53,8 +53,23 @@ pub trait SwarmBackend: Send + Sync {
     fn run(&self, member: &MemberSpec, cancel: CancellationToken, id: IdSlot) -> MemberFuture;
 }
 
+/// What a swarm's caller sees while it runs.
+pub trait SwarmWatch: Sync {
+    /// The counts after every change.
+    fn counts(&self, counts: &SwarmCounts);
+    /// A member's final line, as soon as it has one: `kigi swarm` streams and records it.
+    fn member(&self, _member: &MemberReport) {}
+}
+
+/// A closure over the counts watches only the counts.
+impl<F: Fn(&SwarmCounts) + Sync> SwarmWatch for F {
+    fn counts(&self, counts: &SwarmCounts) {
+        self(counts);
+    }
+}
+
 /// A member's final outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SwarmOutcome {
     Completed,
@@ -134,6 +149,10 @@ pub struct EngineSettings {
     pub deadline: Duration,
     /// Characters of each member's output in the report; the rest is clamped.
     pub member_output_chars: usize,
+    /// Keep each member's output in the final report. Off when the caller streams members
+    /// as they finish ([`SwarmWatch::member`]): then the report holds outcomes only, and
+    /// memory does not grow with the answers of thousands of members.
+    pub keep_outputs: bool,
 }
 
 impl Default for EngineSettings {
@@ -144,6 +163,7 @@ impl Default for EngineSettings {
             retry_delay: Duration::from_millis(SwarmConfig::DEFAULT_RETRY_DELAY_MS),
             deadline: Duration::from_millis(SwarmConfig::DEFAULT_DEADLINE_MS),
             member_output_chars: 2_000,
+            keep_outputs: true,
         }
     }
 }
@@ -164,7 +184,7 @@ pub async fn run(
     backend: Arc<dyn SwarmBackend>,
     settings: &EngineSettings,
     cancel: &CancellationToken,
-    progress: &(dyn Fn(&SwarmCounts) + Sync),
+    progress: &dyn SwarmWatch,
 ) -> SwarmReport {
     let swarm = cancel.child_token();
     // Dropped with this future (the caller vanished): every live member is cancelled.
@@ -182,7 +202,7 @@ pub async fn run(
     let mut running: JoinSet<(usize, MemberRun)> = JoinSet::new();
     let report =
         |index: usize, outcome: SwarmOutcome, id: Option<String>, attempts: u32| MemberReport {
-            index,
+            index: plan.members[index].index,
             item: plan.members[index].item.clone(),
             outcome,
             id,
@@ -211,7 +231,7 @@ pub async fn run(
             live[next] = Some(Live { cancel: token, id });
             running.spawn(async move { (next, member.await) });
         }
-        progress(&counts(&reports, running.len(), queue.len()));
+        progress.counts(&counts(&reports, running.len(), queue.len()));
         if running.is_empty() && queue.is_empty() {
             break;
         }
@@ -248,7 +268,7 @@ pub async fn run(
                             MemberRun::Backgrounded => line.outcome = SwarmOutcome::Backgrounded,
                             MemberRun::Cancelled => line.outcome = SwarmOutcome::Cancelled,
                         }
-                        reports[index] = Some(line);
+                        settle(&mut reports, index, line, progress, settings.keep_outputs);
                     }
                 }
             }
@@ -258,13 +278,14 @@ pub async fn run(
                     // started are cancelled.
                     for (index, slot) in live.iter_mut().enumerate() {
                         if let Some(l) = slot.take() {
-                            reports[index] = Some(report(index, SwarmOutcome::StillRunning, lock_id(&l.id), attempts[index]));
+                            let line = report(index, SwarmOutcome::StillRunning, lock_id(&l.id), attempts[index]);
+                            settle(&mut reports, index, line, progress, settings.keep_outputs);
                         }
                     }
                     for index in queue.drain(..) {
                         let mut line = report(index, SwarmOutcome::Cancelled, None, attempts[index]);
                         line.error = Some("not started before the swarm's deadline".into());
-                        reports[index] = Some(line);
+                        settle(&mut reports, index, line, progress, settings.keep_outputs);
                     }
                     running.detach_all();
                     let _ = guard.disarm();
@@ -278,11 +299,13 @@ pub async fn run(
                 while let Some(joined) = running.join_next().await {
                     if let Ok((index, _)) = joined {
                         let id = live[index].take().and_then(|l| lock_id(&l.id));
-                        reports[index] = Some(report(index, SwarmOutcome::Cancelled, id, attempts[index]));
+                        let line = report(index, SwarmOutcome::Cancelled, id, attempts[index]);
+                        settle(&mut reports, index, line, progress, settings.keep_outputs);
                     }
                 }
                 for index in queue.drain(..) {
-                    reports[index] = Some(report(index, SwarmOutcome::Cancelled, None, attempts[index]));
+                    let line = report(index, SwarmOutcome::Cancelled, None, attempts[index]);
+                    settle(&mut reports, index, line, progress, settings.keep_outputs);
                 }
                 break;
             }
@@ -292,18 +315,48 @@ pub async fn run(
     finish(plan, reports, started, progress)
 }
 
+/// A member's final line: shown to the watcher, then kept (without its output when the
+/// watcher was the one to keep it).
+fn settle(
+    reports: &mut [Option<MemberReport>],
+    position: usize,
+    mut line: MemberReport,
+    watch: &dyn SwarmWatch,
+    keep_outputs: bool,
+) {
+    watch.member(&line);
+    if !keep_outputs {
+        // The plan holds the item, the watcher had the answer: keep the outcome.
+        line.output = String::new();
+        line.item = String::new();
+    }
+    reports[position] = Some(line);
+}
+
 fn lock_id(slot: &IdSlot) -> Option<String> {
     slot.lock().ok().and_then(|id| id.clone())
 }
 
 fn counts(reports: &[Option<MemberReport>], running: usize, queued: usize) -> SwarmCounts {
+    counts_of(
+        reports.iter().flatten().map(|report| report.outcome),
+        running,
+        queued,
+    )
+}
+
+fn counts_of(
+    outcomes: impl Iterator<Item = SwarmOutcome>,
+    running: usize,
+    queued: usize,
+) -> SwarmCounts {
     let mut counts = SwarmCounts {
         running,
         queued,
         ..SwarmCounts::default()
     };
-    for report in reports.iter().flatten() {
-        match report.outcome {
+    for outcome in outcomes {
+        match outcome {
             SwarmOutcome::Completed => counts.completed += 1,
             SwarmOutcome::Failed => counts.failed += 1,
             SwarmOutcome::RateLimited => counts.rate_limited += 1,
@@ -319,16 +372,16 @@ fn finish(
     plan: &SwarmPlan,
     reports: Vec<Option<MemberReport>>,
     started: Instant,
-    progress: &(dyn Fn(&SwarmCounts) + Sync),
+    progress: &dyn SwarmWatch,
 ) -> SwarmReport {
-    progress(&counts(&reports, 0, 0));
+    progress.counts(&counts(&reports, 0, 0));
     let members: Vec<MemberReport> = reports
         .into_iter()
         .enumerate()
-        .map(|(index, report)| {
+        .map(|(position, report)| {
             report.unwrap_or_else(|| MemberReport {
-                index,
-                item: plan.members[index].item.clone(),
+                index: plan.members[position].index,
+                item: plan.members[position].item.clone(),
                 outcome: SwarmOutcome::Cancelled,
                 id: None,
                 output: String::new(),
@@ -348,15 +401,22 @@ fn finish(
 
 impl SwarmReport {
     pub fn counts(&self) -> SwarmCounts {
-        let reports: Vec<Option<MemberReport>> = self.members.iter().cloned().map(Some).collect();
-        counts(&reports, 0, 0)
+        counts_of(self.members.iter().map(|member| member.outcome), 0, 0)
     }
 
     /// The aggregate as the parent's model reads it: totals first, then each member in item
     /// order.
     pub fn render(&self) -> String {
+        let mut out = self.render_totals();
+        self.render_members(&mut out);
+        out
+    }
+
+    /// The first line of [`Self::render`]: what a batch whose members were streamed as they
+    /// finished records at its end, the members being in `swarm.jsonl` already.
+    pub fn render_totals(&self) -> String {
         let c = self.counts();
-        let mut out = format!(
+        format!(
             "swarm \"{}\": {} members in {:.1}s, {} tokens: {} completed, {} failed, {} rate_limited, {} backgrounded, {} cancelled, {} still_running",
             self.description,
             self.members.len(),
@@ -368,7 +428,10 @@ impl SwarmReport {
             c.backgrounded,
             c.cancelled,
             c.still_running
-        );
+        )
+    }
+
+    fn render_members(&self, out: &mut String) {
         for member in &self.members {
             let id = member
                 .id
@@ -398,6 +461,5 @@ impl SwarmReport {
                 out.push_str(&member.output);
             }
         }
-        out
     }
 }

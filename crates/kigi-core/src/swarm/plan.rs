@@ -12,9 +12,13 @@ use crate::subagent::{SpawnError, parse_capability_mode, parse_effort, parse_iso
 
 /// The placeholder every template must contain.
 pub const ITEM_PLACEHOLDER: &str = "{{item}}";
-/// Fewest and most items.
+/// Fewest and most items. `MAX_ITEMS` is seed 004's bound on the `agent_swarm` tool: one
+/// tool result must hold every member's answer.
 pub const MIN_ITEMS: usize = 2;
 pub const MAX_ITEMS: usize = 128;
+/// Most items of `kigi swarm`, a batch run whose members' results stream out as they finish
+/// and whose transcripts go to disk, so nothing has to fit in one answer.
+pub const MAX_BATCH_ITEMS: usize = 10_000;
 
 /// What the caller asked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,6 +30,21 @@ pub struct SwarmRequest {
     pub capability_mode: Option<String>,
     pub isolation: Option<String>,
     pub model: Option<String>,
+    /// Run every member on this `[agent_executors.<id>]` instead of in this process.
+    pub executor: Option<String>,
+    /// `kigi swarm` (up to [`MAX_BATCH_ITEMS`]) rather than the tool (up to [`MAX_ITEMS`]).
+    pub batch: bool,
+}
+
+impl SwarmRequest {
+    /// The most items this kind of swarm takes.
+    pub fn max_items(&self) -> usize {
+        if self.batch {
+            MAX_BATCH_ITEMS
+        } else {
+            MAX_ITEMS
+        }
+    }
 }
 
 /// What the planner may ask of its surroundings.
@@ -43,6 +62,8 @@ pub trait PlanContext {
         model: Option<&str>,
         effort: Option<ReasoningEffort>,
     ) -> Result<(), SpawnError>;
+    /// `Err(why)` when `executor` is not a configured `[agent_executors.<id>]`.
+    fn check_executor(&self, executor: &str) -> Result<(), SpawnError>;
 }
 
 /// One reason a swarm request was not started.
@@ -63,11 +84,13 @@ pub enum PlanFault {
         /// How many items were given.
         count: usize,
     },
-    /// `items` has more than [`MAX_ITEMS`].
-    #[error("items has {count}; at most {MAX_ITEMS}")]
+    /// `items` has more than this kind of swarm takes.
+    #[error("items has {count}; at most {max}")]
     TooManyItems {
         /// How many items were given.
         count: usize,
+        /// The bound ([`MAX_ITEMS`] or [`MAX_BATCH_ITEMS`]).
+        max: usize,
     },
     /// Some items expand to a prompt an earlier item already has.
     #[error("items {} expand to prompts already in the list", items.join(", "))]
@@ -84,6 +107,9 @@ pub enum PlanFault {
     /// The members' model or effort breaks a hard model list.
     #[error(transparent)]
     Binding(SpawnError),
+    /// `executor` is not configured.
+    #[error(transparent)]
+    Executor(SpawnError),
     /// `capability_mode` or `isolation` is not a known value (the message names the field).
     #[error("{reason}")]
     Argument {
@@ -111,6 +137,11 @@ pub struct SwarmPlan {
     pub model: Option<String>,
     /// Every member's reasoning effort, when one was asked for.
     pub effort: Option<ReasoningEffort>,
+    /// Where members run: `[agent_executors.<id>]`, or this process.
+    pub executor: Option<String>,
+    /// A `kigi swarm` batch: finished members are let go (their transcripts are on disk),
+    /// so memory does not grow with the number of items.
+    pub batch: bool,
     pub members: Vec<MemberSpec>,
 }
 
@@ -141,8 +172,11 @@ pub fn plan_with_effort(
     let count = request.items.len();
     if count < MIN_ITEMS {
         faults.push(PlanFault::TooFewItems { count });
-    } else if count > MAX_ITEMS {
-        faults.push(PlanFault::TooManyItems { count });
+    } else if count > request.max_items() {
+        faults.push(PlanFault::TooManyItems {
+            count,
+            max: request.max_items(),
+        });
     }
     let members: Vec<MemberSpec> = request
         .items
@@ -185,6 +219,11 @@ pub fn plan_with_effort(
     {
         faults.push(PlanFault::Model(error));
     }
+    if let Some(executor) = &request.executor
+        && let Err(error) = context.check_executor(executor)
+    {
+        faults.push(PlanFault::Executor(error));
+    }
     if !faults.is_empty() {
         return Err(faults);
     }
@@ -199,6 +238,8 @@ pub fn plan_with_effort(
         worktree,
         model: request.model.clone(),
         effort,
+        executor: request.executor.clone(),
+        batch: request.batch,
         members,
     })
 }
@@ -222,6 +263,16 @@ mod tests {
                 Err(SpawnError::UnknownType {
                     agent_type: agent_type.to_owned(),
                     available: vec!["general-purpose".into(), "explore".into()],
+                })
+            }
+        }
+        fn check_executor(&self, executor: &str) -> Result<(), SpawnError> {
+            if executor == "slurm" {
+                Ok(())
+            } else {
+                Err(SpawnError::UnknownExecutor {
+                    executor: executor.to_owned(),
+                    known: vec!["slurm".into()],
                 })
             }
         }
@@ -328,6 +379,8 @@ mod tests {
             capability_mode: Some("root".into()),
             isolation: Some("vm".into()),
             model: Some("gpt-9".into()),
+            executor: Some("nowhere".into()),
+            batch: false,
         };
         let faults = plan(&bad, &Context { depth: 1 }).unwrap_err();
         let text = texts(&faults).join("\n");
@@ -340,10 +393,12 @@ mod tests {
             "capability_mode `root`",
             "isolation `vm`",
             "model `gpt-9` cannot be used: unknown model alias `gpt-9`",
+            "nowhere",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
         }
-        assert_eq!(faults.len(), 8);
+        assert_eq!(faults.len(), 9);
+        assert!(matches!(faults[8], PlanFault::Executor(_)), "{faults:?}");
     }
 
     #[test]
@@ -361,5 +416,25 @@ mod tests {
             ["items #3 (\"a\") expand to prompts already in the list"]
         );
         assert!(plan(&request(&refs[..128]), &Context { depth: 0 }).is_ok());
+    }
+
+    #[test]
+    fn a_batch_takes_ten_thousand_items_and_names_its_executor() {
+        let many: Vec<String> = (0..=MAX_BATCH_ITEMS).map(|n| format!("f{n}")).collect();
+        let mut batch = SwarmRequest {
+            items: many[..MAX_BATCH_ITEMS].to_vec(),
+            batch: true,
+            executor: Some("slurm".into()),
+            ..request(&[])
+        };
+        let planned = plan(&batch, &Context { depth: 0 }).unwrap();
+        assert_eq!(planned.members.len(), MAX_BATCH_ITEMS);
+        assert_eq!(planned.executor.as_deref(), Some("slurm"));
+        assert!(planned.batch);
+        batch.items = many;
+        assert_eq!(
+            texts(&plan(&batch, &Context { depth: 0 }).unwrap_err()),
+            ["items has 10001; at most 10000"]
+        );
     }
 }

@@ -63,12 +63,16 @@ impl Tool for AgentSwarm {
                 capability_mode: args.capability_mode,
                 isolation: args.isolation,
                 model: args.model,
+                // The tool's members run here, seed 004's 128 at most.
+                executor: None,
+                batch: false,
             };
             let run = SwarmRun {
                 effort: args.effort.as_deref(),
                 max_concurrency: None,
+                streams_members: false,
             };
-            let report = run_swarm(&self.0, &request, run, &context.cancel, &|_| {})
+            let report = run_swarm(&self.0, &request, run, &context.cancel, &|_: &_| {})
                 .await
                 .map_err(|faults| ToolError::InvalidArguments {
                     tool: "agent_swarm".into(),

@@ -1,0 +1,287 @@
+//! `swarm.jsonl`, beside a `kigi swarm` session's `wire.jsonl`: the request on its first line,
+//! then one line per member as it finishes, flushed at once. It is what `kigi swarm --resume`
+//! reads to rerun only the members that did not complete, so it must survive the process
+//! dying mid-swarm (a node lost, a Ctrl-C, an out-of-memory kill): every line is whole on
+//! disk before the next member's is written, and a torn last line is ignored on reading.
+
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::engine::{MemberReport, SwarmOutcome};
+use super::plan::SwarmRequest;
+
+/// The file's name in the session's folder.
+pub const RECORD_FILE: &str = "swarm.jsonl";
+/// The most a record may hold: 10,000 items with long prompts, and their members' lines.
+const RECORD_CAP: u64 = 256 * 1024 * 1024;
+
+/// The first line: what was asked, as `--resume` needs it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedRequest {
+    pub description: String,
+    pub prompt_template: String,
+    pub items: Vec<String>,
+    pub subagent_type: Option<String>,
+    pub capability_mode: Option<String>,
+    pub isolation: Option<String>,
+    pub model: Option<String>,
+    pub executor: Option<String>,
+    pub effort: Option<String>,
+}
+
+impl RecordedRequest {
+    /// The request a batch resumes with.
+    pub fn to_request(&self) -> SwarmRequest {
+        SwarmRequest {
+            description: self.description.clone(),
+            prompt_template: self.prompt_template.clone(),
+            items: self.items.clone(),
+            subagent_type: self.subagent_type.clone(),
+            capability_mode: self.capability_mode.clone(),
+            isolation: self.isolation.clone(),
+            model: self.model.clone(),
+            executor: self.executor.clone(),
+            batch: true,
+        }
+    }
+
+    pub fn of(request: &SwarmRequest, effort: Option<&str>) -> Self {
+        Self {
+            description: request.description.clone(),
+            prompt_template: request.prompt_template.clone(),
+            items: request.items.clone(),
+            subagent_type: request.subagent_type.clone(),
+            capability_mode: request.capability_mode.clone(),
+            isolation: request.isolation.clone(),
+            model: request.model.clone(),
+            executor: request.executor.clone(),
+            effort: effort.map(str::to_owned),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Line {
+    Swarm { request: RecordedRequest },
+    Member { member: RecordedMember },
+}
+
+/// One member's end, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedMember {
+    pub index: usize,
+    pub outcome: SwarmOutcome,
+    pub id: Option<String>,
+    pub error: Option<String>,
+    pub attempts: u32,
+    pub tokens: u64,
+}
+
+impl From<&MemberReport> for RecordedMember {
+    fn from(line: &MemberReport) -> Self {
+        Self {
+            index: line.index,
+            outcome: line.outcome,
+            id: line.id.clone(),
+            error: line.error.clone(),
+            attempts: line.attempts,
+            tokens: line.tokens,
+        }
+    }
+}
+
+/// A record read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedSwarm {
+    pub request: RecordedRequest,
+    /// Every member's latest end, by item index (a rerun's line replaces the earlier one).
+    pub members: std::collections::BTreeMap<usize, RecordedMember>,
+}
+
+impl RecordedSwarm {
+    /// Items whose latest run completed: a resume leaves them alone.
+    pub fn completed(&self) -> BTreeSet<usize> {
+        self.members
+            .values()
+            .filter(|m| m.outcome == SwarmOutcome::Completed)
+            .map(|m| m.index)
+            .collect()
+    }
+}
+
+/// Why a record could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Missing, not a regular file, or over the cap (the message names the file).
+    #[error(transparent)]
+    Read(#[from] kigi_agent::BoundedReadError),
+    #[error(
+        "{}: not a `kigi swarm` record (its first line is not the swarm's request); only a session made by `kigi swarm` can be resumed with --resume",
+        path.display()
+    )]
+    NotASwarm { path: PathBuf },
+}
+
+/// An open record, appended to as members finish.
+#[derive(Debug)]
+pub struct SwarmRecord {
+    path: PathBuf,
+    file: File,
+}
+
+impl SwarmRecord {
+    /// A new record at `path` holding `request`.
+    pub fn create(path: &Path, request: &RecordedRequest) -> Result<Self, RecordError> {
+        let file = OpenOptions::new()
+            .create_new(true)
+            .write(true)
+            .open(path)
+            .map_err(|source| io(path, source))?;
+        let mut record = Self {
+            path: path.to_owned(),
+            file,
+        };
+        record.write(&Line::Swarm {
+            request: request.clone(),
+        })?;
+        Ok(record)
+    }
+
+    /// An existing record, to append a resumed run's members to.
+    pub fn append(path: &Path) -> Result<Self, RecordError> {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|source| io(path, source))?;
+        Ok(Self {
+            path: path.to_owned(),
+            file,
+        })
+    }
+
+    /// `line`, whole on disk before this returns.
+    pub fn member(&mut self, line: &MemberReport) -> Result<(), RecordError> {
+        self.write(&Line::Member {
+            member: RecordedMember::from(line),
+        })
+    }
+
+    fn write(&mut self, line: &Line) -> Result<(), RecordError> {
+        let mut text = serde_json::to_string(line).map_err(|e| io(&self.path, e.into()))?;
+        text.push('\n');
+        // One write per line: a reader never sees half of one next to a whole one.
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(|source| io(&self.path, source))
+    }
+}
+
+/// Reads the record at `path`. A torn last line (the writer died mid-write) is skipped; any
+/// other unreadable line is skipped too, since the request line alone decides what reruns.
+pub fn read_record(path: &Path) -> Result<RecordedSwarm, RecordError> {
+    let text = kigi_agent::read_bounded(path, RECORD_CAP)?;
+    let mut lines = text.lines();
+    let request = match lines.next().map(serde_json::from_str::<Line>) {
+        Some(Ok(Line::Swarm { request })) => request,
+        _ => {
+            return Err(RecordError::NotASwarm {
+                path: path.to_owned(),
+            });
+        }
+    };
+    let mut members = std::collections::BTreeMap::new();
+    for line in lines {
+        if let Ok(Line::Member { member }) = serde_json::from_str::<Line>(line)
+            && member.index < request.items.len()
+        {
+            members.insert(member.index, member);
+        }
+    }
+    Ok(RecordedSwarm { request, members })
+}
+
+fn io(path: &Path, source: std::io::Error) -> RecordError {
+    RecordError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(index: usize, outcome: SwarmOutcome) -> MemberReport {
+        MemberReport {
+            index,
+            item: format!("item {index}"),
+            outcome,
+            id: Some(format!("sub-{}", index + 1)),
+            output: "answer".into(),
+            error: None,
+            attempts: 1,
+            tokens: 7,
+        }
+    }
+
+    fn request() -> RecordedRequest {
+        RecordedRequest::of(
+            &SwarmRequest {
+                description: "d".into(),
+                prompt_template: "do {{item}}".into(),
+                items: vec!["a".into(), "b".into(), "c".into()],
+                executor: Some("slurm".into()),
+                batch: true,
+                ..SwarmRequest::default()
+            },
+            Some("low"),
+        )
+    }
+
+    #[test]
+    fn a_rerun_replaces_a_members_earlier_end_and_a_torn_line_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RECORD_FILE);
+        let mut record = SwarmRecord::create(&path, &request()).unwrap();
+        record.member(&member(0, SwarmOutcome::Completed)).unwrap();
+        record.member(&member(1, SwarmOutcome::Failed)).unwrap();
+        drop(record);
+        let mut record = SwarmRecord::append(&path).unwrap();
+        record.member(&member(1, SwarmOutcome::Completed)).unwrap();
+        drop(record);
+        // The writer died halfway through member 2's line.
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(br#"{"type":"member","member":{"index":2,"outc"#)
+            .unwrap();
+        drop(file);
+
+        let read = read_record(&path).unwrap();
+        assert_eq!(read.request, request());
+        assert_eq!(read.request.to_request().executor.as_deref(), Some("slurm"));
+        assert!(read.request.to_request().batch);
+        assert_eq!(read.completed(), BTreeSet::from([0, 1]));
+        assert_eq!(read.members.len(), 2);
+    }
+
+    #[test]
+    fn a_session_without_a_swarm_line_is_named_as_not_a_swarm() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RECORD_FILE);
+        std::fs::write(&path, "{\"type\":\"member\"}\n").unwrap();
+        let error = read_record(&path).unwrap_err().to_string();
+        assert!(error.contains("not a `kigi swarm` record"), "{error}");
+        assert!(error.contains(RECORD_FILE), "{error}");
+        assert!(SwarmRecord::create(&path, &request()).is_err());
+    }
+}
