@@ -143,7 +143,7 @@ impl TryFrom<ExecutorSection> for ExecutorConfig {
                     .any(|arg| arg.contains("{prompt}") || arg.contains("{prompt_quoted}"))
                 {
                     return Err(
-                        "`args` holds `{prompt}`; an ACP agent gets its prompt over the protocol"
+                        "`args` holds `{prompt}` or `{prompt_quoted}`; an ACP agent gets its prompt over the protocol"
                             .to_owned(),
                     );
                 }

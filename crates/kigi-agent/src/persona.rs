@@ -84,9 +84,9 @@ impl OverlaySet<Persona> {
         }
         set.switched_off = config
             .persona_toggle
-            .iter()
-            .filter(|(_, on)| !**on)
-            .map(|(name, _)| name.clone())
+            .keys()
+            .filter(|name| !config.persona_enabled(name))
+            .cloned()
             .collect();
         set
     }

@@ -46,7 +46,7 @@ fn the_readmes_cluster_recipes_parse_and_fill_to_the_command_a_person_would_type
             "--quiet",
             "--nodes=1",
             "--ntasks=1",
-            "--job-name=kigi-sub-7",
+            "--job-name=kigi-20261201-160000-abc123-sub-7",
             "kigi",
             "-p",
             "--output-format",

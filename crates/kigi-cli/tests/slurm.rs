@@ -1,10 +1,12 @@
 //! `kigi swarm` on a real single-node Slurm cluster: every member through `srun` (the
 //! executor recipe of the README), all transcripts in the swarm's session, a member killed
-//! with `scancel` reported failed with Slurm's reason, and `--resume` rerunning just that one.
+//! with `scancel` reported failed with Slurm's reason, `--resume` rerunning just that one,
+//! and an interrupted swarm leaving no step running on the cluster.
 //!
-//! It starts munged, slurmctld and slurmd as root (tests/slurm/start-cluster.sh), so it runs
-//! only when asked: `KIGI_TEST_SLURM=1` (set by `.ci/run`, which installs Debian's slurm-wlm
-//! and munge). Asked and unable, it fails; not asked, it says so and passes.
+//! It starts a private cluster (its own configuration, ports and state; munged, slurmctld and
+//! slurmd as root: tests/slurm/start-cluster.sh), so it runs only when asked:
+//! `KIGI_TEST_SLURM=1` (set by `.ci/run`, which installs Debian's slurm-wlm and munge). Asked
+//! and unable, it fails; not asked, it says so and passes.
 
 #![allow(
     clippy::unwrap_used,
@@ -37,7 +39,8 @@ fn slurm_asked() -> bool {
     false
 }
 
-fn start_cluster() {
+/// Starts the test's private cluster; returns its `SLURM_CONF`.
+fn start_cluster() -> String {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/slurm/start-cluster.sh");
     let out = Command::new("bash").arg(script).output().unwrap();
     assert!(
@@ -46,18 +49,57 @@ fn start_cluster() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 /// Job names in the queue now.
-fn queued_jobs() -> Vec<String> {
+fn queued_jobs(conf: &str) -> Vec<String> {
     let out = Command::new("squeue")
         .args(["-h", "-o", "%j"])
+        .env("SLURM_CONF", conf)
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(str::to_owned)
         .collect()
+}
+
+/// Waits (at most `ceiling`) until the queue's job names satisfy `done`.
+fn wait_for_queue(conf: &str, ceiling: Duration, done: impl Fn(&[String]) -> bool) -> bool {
+    let until = Instant::now() + ceiling;
+    while Instant::now() < until {
+        if done(&queued_jobs(conf)) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+/// A started `kigi swarm`, killed if the test fails before it ends.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits (at most 600 s) for the swarm to end.
+fn wait_for_end(swarm: &mut Running) -> std::process::ExitStatus {
+    let ceiling = Instant::now() + Duration::from_secs(600);
+    loop {
+        if let Some(status) = swarm.0.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < ceiling,
+            "the swarm did not end within 600 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// Reads a pipe to its end on a thread of its own, so a chatty child never blocks on it.
@@ -74,7 +116,7 @@ fn a_swarm_runs_every_member_through_srun_and_resume_reruns_the_one_scancel_kill
     if !slurm_asked() {
         return;
     }
-    start_cluster();
+    let conf = start_cluster();
     let scripts = ScriptSet::default()
         .with(Script::matching("#ok", vec![Step::text("member fine")]))
         .with(Script::matching(
@@ -82,6 +124,10 @@ fn a_swarm_runs_every_member_through_srun_and_resume_reruns_the_one_scancel_kill
             // Hangs inside its model call the first time (until scancel ends it); answers
             // when resumed.
             vec![Step::text("finally done").after_faults(vec![Fault::Hang])],
+        ))
+        .with(Script::matching(
+            "#stuck",
+            vec![Step::text("never").after_faults(vec![Fault::Hang])],
         ));
     let env = Env::with_scripts(scripts);
     let inner_home = env.home.parent().unwrap().join("member-home");
@@ -90,11 +136,12 @@ fn a_swarm_runs_every_member_through_srun_and_resume_reruns_the_one_scancel_kill
         env.home.join("config.toml"),
         format!(
             "[agent_executors.slurm]\nkind = \"command\"\ncommand = \"srun\"\n\
-             args = [\"--quiet\", \"--nodes=1\", \"--ntasks=1\", \"--job-name=kigi-{{member}}\", \
+             args = [\"--quiet\", \"--nodes=1\", \"--ntasks=1\", \"--job-name=kigi-{{session}}-{{member}}\", \
              {:?}, \"--output-format\", \"stream-json\", \"-p\", \"{{prompt}}\"]\n\
-             env = {{ KIGI_HOME = {:?} }}\noutput_format = \"kigi-stream-json\"\n",
+             env = {{ KIGI_HOME = {:?}, SLURM_CONF = {:?} }}\noutput_format = \"kigi-stream-json\"\n",
             env!("CARGO_BIN_EXE_kigi"),
-            inner_home.display().to_string()
+            inner_home.display().to_string(),
+            conf
         ),
     )
     .unwrap();
@@ -108,7 +155,7 @@ fn a_swarm_runs_every_member_through_srun_and_resume_reruns_the_one_scancel_kill
         })
         .collect();
     let file = env.write("items.txt", &items.join("\n"));
-    let mut swarm = env.spawn(&[
+    let mut swarm = Running(env.spawn(&[
         "swarm",
         "--executor",
         "slurm",
@@ -120,9 +167,9 @@ fn a_swarm_runs_every_member_through_srun_and_resume_reruns_the_one_scancel_kill
         "12",
         "--output-format",
         "stream-json",
-    ]);
-    let out = drain(swarm.stdout.take().unwrap());
-    let err = drain(swarm.stderr.take().unwrap());
+    ]));
+    let out = drain(swarm.0.stdout.take().unwrap());
+    let err = drain(swarm.0.stderr.take().unwrap());
 
     // The doomed member is inside its model call, so its job is running: kill it.
     let hanging = env
@@ -131,25 +178,20 @@ fn a_swarm_runs_every_member_through_srun_and_resume_reruns_the_one_scancel_kill
             log.iter().any(|r| r.body.to_string().contains("#doomed"))
         }));
     assert!(hanging, "the doomed member never reached the model");
-    let job = format!("kigi-sub-{KILLED}");
-    assert!(queued_jobs().contains(&job), "{:?}", queued_jobs());
+    let suffix = format!("-sub-{KILLED}");
+    let jobs = queued_jobs(&conf);
+    let job = jobs
+        .iter()
+        .find(|name| name.starts_with("kigi-") && name.ends_with(&suffix))
+        .unwrap_or_else(|| panic!("no job for sub-{KILLED} in {jobs:?}"));
     let cancelled = Command::new("scancel")
-        .args(["--name", &job])
+        .args(["--name", job])
+        .env("SLURM_CONF", &conf)
         .status()
         .unwrap();
     assert!(cancelled.success());
 
-    let ceiling = Instant::now() + Duration::from_secs(600);
-    let status = loop {
-        if let Some(status) = swarm.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < ceiling,
-            "the swarm did not end within 600 s"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = wait_for_end(&mut swarm);
     let out = out.join().unwrap();
     let err = err.join().unwrap();
     assert_eq!(status.code(), Some(1), "{err}");
@@ -209,5 +251,44 @@ fn a_swarm_runs_every_member_through_srun_and_resume_reruns_the_one_scancel_kill
     assert_eq!(
         env.agent_events(&id, &format!("sub-{}", MEMBERS + 1))[0]["model"],
         "executor:slurm"
+    );
+
+    // Interrupted, kigi passes the end on to the cluster: no member's step is left running.
+    let stuck = env.write("stuck.txt", "#stuck-1\n#stuck-2\n#stuck-3\n");
+    let mut swarm = Running(env.spawn(&[
+        "swarm",
+        "--executor",
+        "slurm",
+        "--template",
+        "wait on {{item}}",
+        "--items-file",
+        stuck.to_str().unwrap(),
+        "--output-format",
+        "json",
+    ]));
+    let in_calls = env
+        .runtime
+        .block_on(env.server().wait_for(Duration::from_secs(120), |log| {
+            log.iter()
+                .filter(|r| r.body.to_string().contains("wait on #stuck"))
+                .count()
+                == 3
+        }));
+    assert!(in_calls, "the stuck members never reached the model");
+    assert!(
+        wait_for_queue(&conf, Duration::from_secs(30), |jobs| jobs.len() == 3),
+        "{:?}",
+        queued_jobs(&conf)
+    );
+    let interrupted = Command::new("kill")
+        .args(["-INT", &swarm.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    assert_eq!(wait_for_end(&mut swarm).code(), Some(130));
+    assert!(
+        wait_for_queue(&conf, Duration::from_secs(30), <[String]>::is_empty),
+        "steps left running on the cluster: {:?}",
+        queued_jobs(&conf)
     );
 }

@@ -212,3 +212,95 @@ fn a_batch_takes_more_items_than_the_tool_and_records_every_member() {
     assert_eq!(lines_of_type(&lines, "member").len(), 200);
     assert_eq!(env.server().requests().len(), 200);
 }
+
+#[test]
+fn a_batch_runs_as_many_members_at_once_as_its_own_cap_not_the_subagent_slots() {
+    // Every member hangs inside its model call, so all that can run at once are in flight
+    // together: 24 of them, past `[subagents] max_concurrent`'s default of 16.
+    let env = Env::with_scripts(ScriptSet::single(vec![
+        Step::text("never").after_faults(vec![Fault::Hang]),
+    ]));
+    let items: Vec<String> = (0..24).map(|n| format!("item-{n}")).collect();
+    let file = env.write("items.txt", &items.join("\n"));
+    let swarm = env.spawn(&[
+        "swarm",
+        "--template",
+        "check {{item}}",
+        "--items-file",
+        file.to_str().unwrap(),
+        "--max-concurrency",
+        "24",
+        "--output-format",
+        "json",
+    ]);
+    let all_in_flight = env.runtime.block_on(
+        env.server()
+            .wait_for(std::time::Duration::from_secs(60), |log| log.len() == 24),
+    );
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &swarm.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let out = swarm.wait_with_output().unwrap();
+    assert!(
+        all_in_flight,
+        "only {} members ran at once",
+        env.server().requests().len()
+    );
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let report = result_of(&out);
+    assert!(
+        report["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["outcome"] == "cancelled"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_member_its_engine_says_was_rate_limited_is_retried_by_the_swarms_rules() {
+    let env = Env::with_scripts(ScriptSet::default().with(Script::matching(
+        "#busy",
+        // Throttled once (the member's own kigi does not retry it), then answered.
+        vec![Step::text("got through").after_faults(vec![Fault::Status {
+            status: 429,
+            retry_after_ms: None,
+            code: None,
+            message: Some("slow down".into()),
+        }])],
+    )));
+    let executor = kigi_executor(&env, "cluster");
+    let inner_home = env.home.parent().unwrap().join("inner-home");
+    std::fs::write(
+        inner_home.join("config.toml"),
+        "[retry]\nmax_rate_limit_retries = 0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        env.home.join("config.toml"),
+        format!("[swarm]\nretry_delay_ms = 10\n{executor}"),
+    )
+    .unwrap();
+    let items = env.write("items.txt", "#busy-1\n#busy-2\n");
+    let out = env.kigi(&[
+        "swarm",
+        "--executor",
+        "cluster",
+        "--template",
+        "do {{item}}",
+        "--items-file",
+        items.to_str().unwrap(),
+        "--output-format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = result_of(&out);
+    for member in report["members"].as_array().unwrap() {
+        assert_eq!(member["outcome"], "completed", "{member}");
+        assert_eq!(member["output"], "got through", "{member}");
+        assert_eq!(member["attempts"], 2, "{member}");
+    }
+}

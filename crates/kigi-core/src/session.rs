@@ -124,6 +124,9 @@ pub enum TurnError {
     /// An executor child's engine failed, timed out or ended without a result.
     #[error("executor.failed: {0}")]
     Executor(String),
+    /// An executor child's engine said its provider throttled it.
+    #[error("model.rate_limited: {0}")]
+    ExecutorRateLimited(String),
 }
 
 impl TurnError {
@@ -145,6 +148,7 @@ impl TurnError {
             Self::Store(_) => ErrorCode::SessionStore,
             Self::HookBlocked(_) => ErrorCode::HookBlocked,
             Self::Executor(_) => ErrorCode::Other("executor.failed".to_owned()),
+            Self::ExecutorRateLimited(_) => ErrorCode::ModelRateLimited,
         }
     }
 }

@@ -150,6 +150,47 @@ async fn a_streaming_watcher_gets_each_answer_once_and_the_report_keeps_only_out
     assert_eq!(report.tokens, 20);
 }
 
+/// Member 1's task panics; the others complete.
+struct Panicking;
+
+impl SwarmBackend for Panicking {
+    fn run(&self, member: &MemberSpec, _: CancellationToken, _: IdSlot) -> MemberFuture {
+        let index = member.index;
+        Box::pin(async move {
+            assert!(index != 1, "member 1 breaks");
+            MemberRun::Completed {
+                output: format!("out {index}"),
+                tokens: 1,
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_member_whose_task_panics_is_reported_failed_and_streamed_like_the_rest() {
+    let watch = Streamed::default();
+    let report = run(
+        &plan(3),
+        Arc::new(Panicking),
+        &settings(3, 0, 3),
+        &CancellationToken::new(),
+        &watch,
+    )
+    .await;
+    let outcomes: Vec<SwarmOutcome> = report.members.iter().map(|m| m.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [
+            SwarmOutcome::Completed,
+            SwarmOutcome::Failed,
+            SwarmOutcome::Completed
+        ]
+    );
+    let error = report.members[1].error.as_deref().unwrap();
+    assert!(error.contains("ended abnormally"), "{error}");
+    assert_eq!(watch.0.lock().unwrap().len(), 3);
+}
+
 /// Member k finishes only after member k+1 has: results arrive in reverse order.
 struct Reverse {
     finished: Arc<Mutex<Vec<usize>>>,

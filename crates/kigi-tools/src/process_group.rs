@@ -36,6 +36,13 @@ impl ProcessGroup {
     pub fn kill(&self) {
         signal(self.id);
     }
+
+    /// Sends SIGTERM to every process of the group: a chance to end cleanly first, for a
+    /// launcher that must pass the end on (`srun` cancels its cluster step on SIGTERM; a
+    /// SIGKILL would leave the step running on the node).
+    pub fn terminate(&self) {
+        send(self.id, Signal::TERM);
+    }
 }
 
 impl Drop for ProcessGroup {
@@ -53,8 +60,12 @@ pub fn kill_all() {
 }
 
 fn signal(id: u32) {
+    send(id, Signal::KILL);
+}
+
+fn send(id: u32, signal: Signal) {
     if let Some(pid) = i32::try_from(id).ok().and_then(Pid::from_raw) {
         // ESRCH (the group is already gone) is the common, harmless case.
-        let _ = kill_process_group(pid, Signal::KILL);
+        let _ = kill_process_group(pid, signal);
     }
 }

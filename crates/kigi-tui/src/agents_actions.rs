@@ -1,12 +1,11 @@
-//! The agents modal's actions that touch files or hand the terminal to an editor: a persona
-//! switched in `config.toml`, a new agent or persona written and opened in `$EDITOR`, a
-//! definition edited or deleted; each followed by the list read again, with a notice of what
-//! happened.
+//! The agents modal's actions that touch files or hand the terminal to an editor: a new agent
+//! or persona written and opened in `$EDITOR`, a definition edited or deleted; each followed
+//! by the list read again, with a notice of what happened.
 //!
 //! The rule: this is I/O the modal asked for through an [`Action`], and nothing else; a file
 //! error is a notice in the modal (the session goes on), only the terminal failing is an
-//! error. A type's switch is not here: it goes to the host first
-//! ([`crate::subagent_toggles::switch_subagent`]).
+//! error. Switches are not here: they go to the host first
+//! ([`crate::subagent_toggles::switch_subagent`], [`crate::persona_toggles::switch_persona`]).
 
 use std::io::Write;
 use std::path::Path;

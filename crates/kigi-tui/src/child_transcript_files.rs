@@ -20,18 +20,26 @@ pub const TRANSCRIPT_CAP: u64 = 1 << 20;
 /// Of a larger one, how much of its beginning (the rest of the cap is its end).
 const HEAD_BYTES: u64 = 64 << 10;
 
-/// The transcripts of session `session_id`'s children, in id order (`sub-2` before
-/// `sub-10`); a file that cannot be read is left out.
-pub fn read_stored_children(store: &SessionStore, session_id: &str) -> Vec<StoredChild> {
+/// The most earlier children the terminal reads (the latest, by id): a resumed batch of
+/// thousands is listed by `kigi sessions show`, not loaded into the terminal.
+pub const MAX_STORED_CHILDREN: usize = 256;
+/// The most bytes of all those transcripts together; each gets its share, up to
+/// [`TRANSCRIPT_CAP`].
+pub const STORED_BYTES_BUDGET: u64 = 32 << 20;
+
+/// The transcripts of session `session_id`'s latest children (at most
+/// [`MAX_STORED_CHILDREN`]), in id order (`sub-2` before `sub-10`), and how many earlier ones
+/// were left out; a file that cannot be read is left out too.
+pub fn read_stored_children(store: &SessionStore, session_id: &str) -> (Vec<StoredChild>, usize) {
     let Some(agents) = store
         .wire_path(session_id)
         .ok()
         .and_then(|wire| Some(wire.parent()?.join("agents")))
     else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     let Ok(entries) = std::fs::read_dir(agents) else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     let mut ids: Vec<String> = entries
         .flatten()
@@ -43,12 +51,17 @@ pub fn read_stored_children(store: &SessionStore, session_id: &str) -> Vec<Store
             .parse::<u64>()
             .unwrap_or(u64::MAX)
     });
-    ids.into_iter()
+    let left_out = ids.len().saturating_sub(MAX_STORED_CHILDREN);
+    let latest = ids.split_off(left_out);
+    let share = (STORED_BYTES_BUDGET / latest.len().max(1) as u64).min(TRANSCRIPT_CAP);
+    let children = latest
+        .into_iter()
         .filter_map(|id| {
             let path = store.child_wire_path(session_id, &id).ok()?;
-            read_stored_child(&path, &id, TRANSCRIPT_CAP).ok()
+            read_stored_child(&path, &id, share).ok()
         })
-        .collect()
+        .collect();
+    (children, left_out)
 }
 
 /// Child `id`'s transcript at `path`, at most `cap` bytes of it.
@@ -167,7 +180,7 @@ mod tests {
         let stray = dir.path().join(&id).join("agents/notes");
         std::fs::create_dir_all(&stray).unwrap();
         std::fs::write(stray.join("wire.jsonl"), "{}\n").unwrap();
-        let children = read_stored_children(&store, &id);
+        let (children, _) = read_stored_children(&store, &id);
         let ids: Vec<&str> = children.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["sub-2", "sub-10"]);
         let read: Vec<SessionEvent> = children[1]
@@ -181,7 +194,23 @@ mod tests {
             (children[1].skipped_bytes, children[1].unreadable_lines),
             (0, 0)
         );
-        assert!(read_stored_children(&store, "../etc").is_empty());
+        assert!(read_stored_children(&store, "../etc").0.is_empty());
+    }
+
+    #[test]
+    fn only_the_latest_children_of_a_large_batch_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let id = session(&store);
+        let events = turn(1, "hi\n");
+        let total = MAX_STORED_CHILDREN + 4;
+        for n in 1..=total {
+            write_child(&store, &id, &format!("sub-{n}"), &events[..1]);
+        }
+        let (children, left_out) = read_stored_children(&store, &id);
+        assert_eq!((children.len(), left_out), (MAX_STORED_CHILDREN, 4));
+        assert_eq!(children[0].id, "sub-5");
+        assert_eq!(children.last().unwrap().id, format!("sub-{total}"));
     }
 
     #[test]

@@ -258,7 +258,7 @@ impl Running {
                 .filter(|e| e.agent_id == MAIN_AGENT_ID)
                 .map(|e| e.event)
                 .collect();
-            let stored = read_stored_children(host.store(), session.id());
+            let (stored, left_out) = read_stored_children(host.store(), session.id());
             let earlier = app
                 .transcript
                 .replay_resumed(&parent, stored, std::time::Instant::now());
@@ -274,6 +274,12 @@ impl Running {
             if let Some(ran) = ran {
                 app.transcript.cells.push(HistoryCell::Info(format!(
                     "{ran}, Enter opens one's transcript"
+                )));
+            }
+            if left_out > 0 {
+                app.transcript.cells.push(HistoryCell::Info(format!(
+                    "{left_out} earlier subagents are not loaded here: kigi sessions show {} --agent sub-N",
+                    session.id()
                 )));
             }
         }

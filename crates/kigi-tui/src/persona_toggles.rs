@@ -1,67 +1,10 @@
 //! Personas switched on or off from the agents modal's Personas tab: the switch goes to the
 //! host (`SetPersonaEnabled`, so the open session's next spawn follows it) and is written to
 //! `config.toml`'s `[subagents.persona_toggle]` (so the next kigi started does too); only
-//! once the host took it do the app's record and the modal's row follow it.
-//!
-//! The rule: nothing is recorded or shown as done for a switch the host refused.
+//! once the host took it do the app's record and the modal's row follow it. The same path
+//! as a type's switch ([`crate::subagent_toggles`]).
 
-use std::fmt::Display;
-use std::path::Path;
-
-use kigi_protocol::HostCommand;
-
-use crate::agent_files::{Switched, persist_switch};
-use crate::app::App;
-use crate::history_cell::HistoryCell;
-
-impl App {
-    /// Persona `persona` was switched to `enabled` in `config.toml`: it is recorded, and the
-    /// modal's row shows it.
-    pub fn persona_switched(&mut self, persona: &str, enabled: bool) {
-        self.persona_toggles.insert(persona.to_owned(), enabled);
-        if let Some(modal) = &mut self.agents {
-            for entry in &mut modal.catalog.personas {
-                if entry.name == persona && entry.enabled.is_some() {
-                    entry.enabled = Some(enabled);
-                }
-            }
-        }
-    }
-}
-
-/// Carries out the modal's switch of `persona`: `submit`s `SetPersonaEnabled` to the host
-/// and, only when the host took it, records it, updates the modal's row and persists it in
-/// `config`. The modal's notice (the transcript when the modal is closed) says what happened.
-pub fn switch_persona<E: Display>(
-    app: &mut App,
-    config: &Path,
-    persona: &str,
-    enabled: bool,
-    submit: impl FnOnce(HostCommand) -> Result<(), E>,
-) {
-    let state = if enabled { "on" } else { "off" };
-    let submitted = submit(HostCommand::SetPersonaEnabled {
-        persona: persona.to_owned(),
-        enabled,
-    });
-    let notice = match submitted {
-        Ok(()) => {
-            app.persona_switched(persona, enabled);
-            match persist_switch(config, Switched::Persona, persona, enabled) {
-                Ok(()) => format!(
-                    "persona {persona} {state} from the next spawn (saved in {})",
-                    config.display()
-                ),
-                Err(error) => format!("persona {persona} {state} for this session; {error}"),
-            }
-        }
-        Err(error) => format!("persona {persona} was not switched {state}: {error}"),
-    };
-    match &mut app.agents {
-        Some(modal) => modal.notice = Some(notice),
-        None => app.transcript.cells.push(HistoryCell::Info(notice)),
-    }
-}
+pub use crate::subagent_toggles::switch_persona;
 
 #[cfg(test)]
 mod tests {
@@ -69,9 +12,11 @@ mod tests {
     use super::*;
     use crate::agent_catalog::{AgentCatalog, CatalogEntry};
     use crate::agents_modal::AgentsTab;
+    use crate::app::App;
     use crate::input_history::InputHistory;
     use crate::theme::{Theme, ThemeName};
     use kigi_agent::PermissionMode;
+    use kigi_protocol::HostCommand;
 
     fn app_with_personas() -> App {
         let mut app = App::new(

@@ -1,17 +1,20 @@
-//! Subagent types switched on or off from the agents modal: the host is asked first, and only
-//! when it took the switch do the app's record, the modal's row and `config.toml`
-//! (`[subagents.toggle]`) follow it. A session the terminal (re)opens is sent every switch
-//! again, since the host starts each session's coordinator from the configuration it read
-//! when it started.
+//! Subagent types and personas switched on or off from the agents modal: the host is asked
+//! first (`SetSubagentEnabled`, `SetPersonaEnabled`), and only when it took the switch do the
+//! app's record, the modal's row and `config.toml` (`[subagents.toggle]`,
+//! `[subagents.persona_toggle]`) follow it. A session the terminal (re)opens is sent every
+//! switch again, since the host starts each session's coordinator from the configuration it
+//! read when it started.
 //!
 //! The rule: nothing is recorded, shown as done or written for a switch the host refused.
 
+use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::Path;
 
 use kigi_protocol::HostCommand;
 
 use crate::agent_catalog::AgentCatalog;
+use crate::agent_files::{Switched, persist_switch};
 use crate::app::App;
 use crate::history_cell::HistoryCell;
 
@@ -37,13 +40,34 @@ impl App {
     /// The host took the switch of `agent_type`: it is recorded, and the modal's rows of that
     /// type show it.
     pub fn subagent_switched(&mut self, agent_type: &str, enabled: bool) {
-        self.type_toggles.insert(agent_type.to_owned(), enabled);
+        self.switched(Switched::Type, agent_type, enabled);
+    }
+
+    /// The host took the switch of persona `persona`: it is recorded, and the modal's row
+    /// shows it.
+    pub fn persona_switched(&mut self, persona: &str, enabled: bool) {
+        self.switched(Switched::Persona, persona, enabled);
+    }
+
+    fn switched(&mut self, what: Switched, name: &str, enabled: bool) {
+        self.toggles_of(what).insert(name.to_owned(), enabled);
         if let Some(modal) = &mut self.agents {
-            for entry in &mut modal.catalog.agents {
-                if entry.name == agent_type && entry.enabled.is_some() {
+            let rows = match what {
+                Switched::Type => &mut modal.catalog.agents,
+                Switched::Persona => &mut modal.catalog.personas,
+            };
+            for entry in rows {
+                if entry.name == name && entry.enabled.is_some() {
                     entry.enabled = Some(enabled);
                 }
             }
+        }
+    }
+
+    fn toggles_of(&mut self, what: Switched) -> &mut BTreeMap<String, bool> {
+        match what {
+            Switched::Type => &mut self.type_toggles,
+            Switched::Persona => &mut self.persona_toggles,
         }
     }
 
@@ -54,40 +78,21 @@ impl App {
         &mut self,
         mut submit: impl FnMut(HostCommand) -> Result<(), E>,
     ) {
-        let switches: Vec<(String, bool)> = self
-            .type_toggles
-            .iter()
-            .map(|(agent_type, enabled)| (agent_type.clone(), *enabled))
-            .collect();
-        for (agent_type, enabled) in switches {
-            let command = HostCommand::SetSubagentEnabled {
-                agent_type: agent_type.clone(),
-                enabled,
-            };
-            if let Err(error) = submit(command) {
-                self.type_toggles.remove(&agent_type);
-                self.transcript.cells.push(HistoryCell::Warning(format!(
-                    "{agent_type} could not be switched {} in this session: {error}",
-                    on_off(enabled)
-                )));
-            }
-        }
-        let personas: Vec<(String, bool)> = self
-            .persona_toggles
-            .iter()
-            .map(|(persona, enabled)| (persona.clone(), *enabled))
-            .collect();
-        for (persona, enabled) in personas {
-            let command = HostCommand::SetPersonaEnabled {
-                persona: persona.clone(),
-                enabled,
-            };
-            if let Err(error) = submit(command) {
-                self.persona_toggles.remove(&persona);
-                self.transcript.cells.push(HistoryCell::Warning(format!(
-                    "persona {persona} could not be switched {} in this session: {error}",
-                    on_off(enabled)
-                )));
+        for what in [Switched::Type, Switched::Persona] {
+            let switches: Vec<(String, bool)> = self
+                .toggles_of(what)
+                .iter()
+                .map(|(name, enabled)| (name.clone(), *enabled))
+                .collect();
+            for (name, enabled) in switches {
+                if let Err(error) = submit(command(what, &name, enabled)) {
+                    self.toggles_of(what).remove(&name);
+                    self.transcript.cells.push(HistoryCell::Warning(format!(
+                        "{} could not be switched {} in this session: {error}",
+                        label(what, &name),
+                        on_off(enabled)
+                    )));
+                }
             }
         }
     }
@@ -104,27 +109,73 @@ pub fn switch_subagent<E: Display>(
     enabled: bool,
     submit: impl FnOnce(HostCommand) -> Result<(), E>,
 ) {
+    switch(app, config, Switched::Type, agent_type, enabled, submit);
+}
+
+/// Carries out the modal's switch of persona `persona`, as [`switch_subagent`] does a type's
+/// (`SetPersonaEnabled`, `[subagents.persona_toggle]`).
+pub fn switch_persona<E: Display>(
+    app: &mut App,
+    config: &Path,
+    persona: &str,
+    enabled: bool,
+    submit: impl FnOnce(HostCommand) -> Result<(), E>,
+) {
+    switch(app, config, Switched::Persona, persona, enabled, submit);
+}
+
+fn switch<E: Display>(
+    app: &mut App,
+    config: &Path,
+    what: Switched,
+    name: &str,
+    enabled: bool,
+    submit: impl FnOnce(HostCommand) -> Result<(), E>,
+) {
     let state = on_off(enabled);
-    let submitted = submit(HostCommand::SetSubagentEnabled {
-        agent_type: agent_type.to_owned(),
-        enabled,
-    });
-    let notice = match submitted {
+    let label = label(what, name);
+    let notice = match submit(command(what, name, enabled)) {
         Ok(()) => {
-            app.subagent_switched(agent_type, enabled);
-            match crate::agent_files::persist_toggle(config, agent_type, enabled) {
+            app.switched(what, name, enabled);
+            let from = match what {
+                Switched::Type => "the next turn",
+                Switched::Persona => "the next spawn",
+            };
+            match persist_switch(config, what, name, enabled) {
                 Ok(()) => format!(
-                    "{agent_type} {state} from the next turn (saved in {})",
+                    "{label} {state} from {from} (saved in {})",
                     config.display()
                 ),
-                Err(error) => format!("{agent_type} {state} for this session; {error}"),
+                Err(error) => format!("{label} {state} for this session; {error}"),
             }
         }
-        Err(error) => format!("{agent_type} was not switched {state}: {error}"),
+        Err(error) => format!("{label} was not switched {state}: {error}"),
     };
     match &mut app.agents {
         Some(modal) => modal.notice = Some(notice),
         None => app.transcript.cells.push(HistoryCell::Info(notice)),
+    }
+}
+
+/// The host command for a switch.
+fn command(what: Switched, name: &str, enabled: bool) -> HostCommand {
+    match what {
+        Switched::Type => HostCommand::SetSubagentEnabled {
+            agent_type: name.to_owned(),
+            enabled,
+        },
+        Switched::Persona => HostCommand::SetPersonaEnabled {
+            persona: name.to_owned(),
+            enabled,
+        },
+    }
+}
+
+/// How a notice names what was switched: `explore`, `persona concise`.
+fn label(what: Switched, name: &str) -> String {
+    match what {
+        Switched::Type => name.to_owned(),
+        Switched::Persona => format!("persona {name}"),
     }
 }
 

@@ -174,7 +174,7 @@ fn resumed(dir: &Path, id: &str) -> App {
         .filter(|e| e.agent_id == MAIN_AGENT)
         .map(|e| e.event)
         .collect();
-    let mut stored = read_stored_children(&store, id);
+    let (mut stored, _) = read_stored_children(&store, id);
     for child in &mut stored {
         for (n, record) in child.records.iter_mut().enumerate() {
             record.timestamp = format!("2026-12-01T10:00:{n:02}.000Z");
@@ -262,7 +262,7 @@ fn a_resumed_session_without_children_replays_as_before() {
             end(TurnEndReason::Completed),
         ],
     );
-    assert!(read_stored_children(&store, &id).is_empty());
+    assert!(read_stored_children(&store, &id).0.is_empty());
     let parent: Vec<SessionEvent> = store
         .load(&id)
         .unwrap()

@@ -9,8 +9,8 @@ use anyhow::Context;
 use kigi_agent::PermissionMode;
 use kigi_core::host::SwarmOpen;
 use kigi_core::swarm::{
-    PlanFault, RecordedRequest, RecordedSwarm, SwarmRecord, SwarmReport, SwarmRequest, SwarmRun,
-    plan_with_effort, read_record, resume_plan, run_plan,
+    PlanFault, RecordedRequest, SwarmRecord, SwarmReport, SwarmRequest, SwarmRun, plan_with_effort,
+    read_record, resume_plan, run_plan,
 };
 use kigi_model::ModelFlags;
 
@@ -114,9 +114,12 @@ fn totals_json(report: &SwarmReport, session_id: &str) -> serde_json::Value {
     })
 }
 
+/// The largest items file read: 10,000 items of up to 6 KiB each.
+const ITEMS_FILE_CAP: u64 = 64 * 1024 * 1024;
+
 /// Items: a JSON array of strings, or one per line (blank lines skipped).
 pub fn read_items(path: &Path) -> anyhow::Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
+    let text = kigi_agent::read_bounded(path, ITEMS_FILE_CAP)
         .with_context(|| format!("--items-file {}", path.display()))?;
     if text.trim_start().starts_with('[') {
         return serde_json::from_str::<Vec<String>>(&text).with_context(|| {
@@ -134,13 +137,11 @@ pub fn read_items(path: &Path) -> anyhow::Result<Vec<String>> {
         .collect())
 }
 
-/// What this run does: a new swarm over items, or the rest of a recorded one.
+/// What this run does: a new swarm over items, or the rest of a recorded one (its record is
+/// read once the session is open, under its lock, so a run still writing it has finished).
 enum Batch {
     New(SwarmRequest),
-    Resume {
-        session: String,
-        recorded: Box<RecordedSwarm>,
-    },
+    Resume { session: String },
 }
 
 /// The batch `args` ask for, every flag problem named.
@@ -149,6 +150,7 @@ fn batch_of(args: &SwarmOptions, host: &kigi_core::host::SessionHost) -> anyhow:
         for (given, flag) in [
             (args.template.is_some(), "--template"),
             (args.items_file.is_some(), "--items-file"),
+            (args.description.is_some(), "--description"),
             (args.subagent_type.is_some(), "--subagent-type"),
             (args.capability_mode.is_some(), "--capability-mode"),
             (args.isolation.is_some(), "--isolation"),
@@ -161,11 +163,12 @@ fn batch_of(args: &SwarmOptions, host: &kigi_core::host::SessionHost) -> anyhow:
                 );
             }
         }
+        // Checked before the session is opened (which appends to it): a session that is
+        // not a swarm is left untouched. Read again, authoritatively, under its lock.
         let path = host.swarm_record_path(session)?;
-        let recorded = read_record(&path).with_context(|| format!("--resume {session}"))?;
+        read_record(&path).with_context(|| format!("--resume {session}"))?;
         return Ok(Batch::Resume {
             session: session.clone(),
-            recorded: Box::new(recorded),
         });
     }
     let (Some(template), Some(items_file)) = (&args.template, &args.items_file) else {
@@ -227,11 +230,8 @@ pub fn run(
             ),
             None,
         ),
-        Batch::Resume { session, recorded } => (
-            format!(
-                "resumed: the members of {} items that did not complete",
-                recorded.request.items.len()
-            ),
+        Batch::Resume { session } => (
+            "resumed: the members that did not complete".to_owned(),
             Some(session.clone()),
         ),
     };
@@ -254,13 +254,15 @@ pub fn run(
                 let recorded = RecordedRequest::of(request, args.effort.as_deref());
                 (plan, SwarmRecord::create(&swarm.record_path(), &recorded)?)
             }
-            Batch::Resume { recorded, .. } => {
-                let plan = resume_plan(recorded, args.executor.as_deref(), &**swarm.coordinator())
+            Batch::Resume { session } => {
+                let recorded = read_record(&swarm.record_path())
+                    .with_context(|| format!("--resume {session}"))?;
+                let plan = resume_plan(&recorded, args.executor.as_deref(), &**swarm.coordinator())
                     .map_err(|faults| nothing_started(&faults))?;
                 errln!(
                     "kigi: resuming: {} of {} members did not complete and run again",
                     plan.members.len(),
-                    recorded.request.items.len()
+                    recorded.request.item_count()
                 );
                 (plan, SwarmRecord::append(&swarm.record_path())?)
             }
@@ -316,13 +318,18 @@ pub fn run(
     errln!(
         "kigi: swarm session {session_id} (members: kigi sessions show {session_id} --agent sub-N; rerun what did not complete: kigi swarm --resume {session_id})"
     );
-    if let Some(error) = watch.record_error() {
-        errln!("kigi: some members' ends could not be recorded for --resume: {error}");
+    let unrecorded = watch.record_error();
+    if let Some(error) = &unrecorded {
+        errln!(
+            "kigi: some members' ends could not be recorded, so --resume may rerun them: {error}"
+        );
     }
     let counts = report.counts();
     Ok(if interrupted {
         ExitCode::from(130)
-    } else if counts.failed + counts.rate_limited + counts.cancelled + counts.still_running > 0 {
+    } else if counts.failed + counts.rate_limited + counts.cancelled + counts.still_running > 0
+        || unrecorded.is_some()
+    {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -30,6 +30,9 @@ pub enum EngineEvent {
         output_tokens: u64,
         cached_input_tokens: u64,
     },
+    /// The engine's provider throttled it, by the engine's own typed signal (never read from
+    /// text): a swarm retries such a member by its rate-limit rules instead of failing it.
+    RateLimited,
     /// The turn ended: the final answer, or why it failed.
     Finished(Result<String, String>),
 }

@@ -1,6 +1,8 @@
 //! The external engine as a process: started in its own process group with stdin closed,
 //! stdout read line by line (each line capped), the tail of stderr kept for the error, and
-//! the whole group killed when the turn ends, is cancelled or runs out of time.
+//! the whole group killed when the turn ends, is cancelled or runs out of time (SIGTERM and a
+//! short grace first when it ended early, so a launcher such as `srun` or `kubectl` can end
+//! what it started on another machine).
 //!
 //! The rule: nothing the engine started outlives the turn, and no read or wait is unbounded.
 
@@ -22,6 +24,9 @@ pub const LINE_CAP: usize = 4 * 1024 * 1024;
 pub const STDERR_TAIL: usize = 4 * 1024;
 /// After stdout closes, how long the engine may take to exit.
 const EXIT_CEILING: Duration = Duration::from_secs(10);
+/// How long an engine ended early (cancel, its time limit) has after SIGTERM before SIGKILL:
+/// a cluster launcher passes the end on to its job in that time.
+const TERM_GRACE: Duration = Duration::from_secs(5);
 /// How long the stderr reader may take once the group is dead.
 const DRAIN_CEILING: Duration = Duration::from_millis(500);
 
@@ -108,6 +113,11 @@ pub async fn run_engine(
             () = cancel.cancelled() => None,
         },
     };
+    if ended.is_some() {
+        // Ended early: asked to stop first, so what it launched elsewhere is stopped too.
+        group.terminate();
+        let _ = tokio::time::timeout(TERM_GRACE, child.wait()).await;
+    }
     // The engine and whatever it left behind.
     group.kill();
     let _ = child.kill().await;

@@ -98,6 +98,7 @@ pub(crate) async fn run_external_turn(
         names: HashMap::new(),
         thinking: String::new(),
         finished: None,
+        rate_limited: false,
         store_error: None,
         model: None,
     };
@@ -133,6 +134,7 @@ pub(crate) async fn run_external_turn(
     let Recorder {
         summary,
         finished,
+        rate_limited,
         store_error,
         model,
         ..
@@ -171,6 +173,9 @@ pub(crate) async fn run_external_turn(
                     ..summary.clone()
                 }),
                 Some(Ok(_)) => Err(TurnError::EmptyCompletion),
+                Some(Err(reason)) if rate_limited => Err(TurnError::ExecutorRateLimited(format!(
+                    "executor `{id}`: {reason} ({exit}){said}"
+                ))),
                 Some(Err(reason)) => Err(TurnError::Executor(format!(
                     "executor `{id}` failed: {reason} ({exit}){said}"
                 ))),
@@ -201,6 +206,8 @@ struct Recorder<'a> {
     /// Reasoning waiting for the next assistant message.
     thinking: String,
     finished: Option<Result<String, String>>,
+    /// The engine said its provider throttled it.
+    rate_limited: bool,
     /// The first write that failed: the turn fails with it.
     store_error: Option<StoreError>,
     model: Option<String>,
@@ -286,6 +293,10 @@ impl Recorder<'_> {
                     cached_input_tokens,
                     context_window: None,
                 })
+            }
+            EngineEvent::RateLimited => {
+                self.rate_limited = true;
+                Ok(())
             }
             EngineEvent::Finished(outcome) => {
                 self.finished = Some(outcome);

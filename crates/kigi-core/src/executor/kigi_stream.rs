@@ -2,7 +2,7 @@
 //! `{"type":"result",…}` line. Only the main agent's events are the turn's; the engine's own
 //! children stay in its own session files.
 
-use kigi_protocol::{HostEvent, HostEventBody, MAIN_AGENT_ID, SessionEvent, ToolStatus};
+use kigi_protocol::{ErrorCode, HostEvent, HostEventBody, MAIN_AGENT_ID, SessionEvent, ToolStatus};
 use serde_json::Value;
 
 use super::engine_event::{EngineCall, EngineEvent, LineParser, text};
@@ -18,11 +18,16 @@ impl LineParser for KigiStream {
         };
         if value.get("type").and_then(Value::as_str) == Some("result") {
             let failed = value.get("is_error").and_then(Value::as_bool) == Some(true);
-            return vec![EngineEvent::Finished(if failed {
+            let mut events = Vec::new();
+            if failed && text(&value["error"], "code") == ErrorCode::ModelRateLimited.as_str() {
+                events.push(EngineEvent::RateLimited);
+            }
+            events.push(EngineEvent::Finished(if failed {
                 Err(text(&value["error"], "message"))
             } else {
                 Ok(text(&value, "result"))
-            })];
+            }));
+            return events;
         }
         let Ok(event) = serde_json::from_value::<HostEvent>(value) else {
             return Vec::new();
@@ -117,6 +122,21 @@ mod tests {
                 EngineEvent::Finished(Ok("done".into())),
             ]
         );
+    }
+
+    #[test]
+    fn a_run_its_provider_throttled_says_so_by_its_code() {
+        let line = r#"{"type":"result","is_error":true,"session_id":"s","error":{"code":"model.rate_limited","message":"429 slow down"}}"#;
+        assert_eq!(
+            KigiStream.line(line),
+            vec![
+                EngineEvent::RateLimited,
+                EngineEvent::Finished(Err("429 slow down".into()))
+            ]
+        );
+        // The words alone are not the signal.
+        let said = r#"{"type":"result","is_error":true,"session_id":"s","error":{"code":"model.refused","message":"rate limited"}}"#;
+        assert_eq!(KigiStream.line(said).len(), 1);
     }
 
     #[test]

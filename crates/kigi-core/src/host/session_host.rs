@@ -462,8 +462,6 @@ impl SessionHost {
         ))
     }
 
-    /// Opens a session for a swarm with no main agent: its transcript, and a coordinator
-    /// whose members run as the default agent's children. Needs a tokio runtime.
     /// Where `kigi swarm` session `id` keeps its `swarm.jsonl` (which `--resume` reads).
     pub fn swarm_record_path(&self, id: &str) -> Result<PathBuf, crate::StoreError> {
         Ok(self
@@ -472,6 +470,9 @@ impl SessionHost {
             .with_file_name(crate::swarm::RECORD_FILE))
     }
 
+    /// Opens a session for a swarm with no main agent (or reopens one, to resume it): its
+    /// transcript, and a coordinator whose members run as the default agent's children.
+    /// Needs a tokio runtime.
     pub fn open_swarm(&self, request: SwarmOpen) -> Result<HostedSwarm, HostError> {
         let client = self.models.client(&request.model, &*self.env)?;
         let parent = build_agent(&self.discovery, &request.cwd, AgentChoice::Default, None)?;
@@ -504,8 +505,11 @@ impl SessionHost {
             (servers, admission)
         });
         // Nobody else waits here: members are awaited up to the swarm's deadline, never moved
-        // to the background by a foreground budget.
+        // to the background by a foreground budget. And no main agent shares the running
+        // slots: the swarm's own cap (`--max-concurrency`, `[swarm] max_concurrency`) is the
+        // only limit on members at once, so `[subagents] max_concurrent` does not cut it.
         let mut discovery = self.discovery.clone();
+        discovery.subagents.max_concurrent = Some(crate::swarm::MAX_BATCH_ITEMS);
         discovery.subagents.await_budget_ms = Some(
             discovery
                 .swarm

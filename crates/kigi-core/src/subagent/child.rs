@@ -258,6 +258,11 @@ impl Child {
                 result.rate_limited = true;
                 result.error = Some(format!("model.rate_limited: {error}"));
             }
+            Err(TurnError::ExecutorRateLimited(reason)) => {
+                result.status = ChildStatus::Failed;
+                result.rate_limited = true;
+                result.error = Some(format!("model.rate_limited: {reason}"));
+            }
             Err(TurnError::EmptyCompletion) => {
                 result.status = ChildStatus::Failed;
                 result.error =

@@ -20,7 +20,6 @@ use crate::session::SessionSetup;
 use crate::tool_runtime::ToolRuntime;
 
 impl Coordinator {
-    /// The child's setup when it runs on an executor; `None` for a native child.
     /// Whether `executor` is a configured `[agent_executors.<id>]`; the error lists those
     /// that are.
     pub(crate) fn check_executor_id(&self, executor: &str) -> Result<(), SpawnError> {
@@ -34,6 +33,7 @@ impl Coordinator {
         })
     }
 
+    /// The child's setup when it runs on an executor; `None` for a native child.
     pub(super) fn prepare_external(
         &self,
         spawn: &CheckedSpawn,
@@ -49,10 +49,11 @@ impl Coordinator {
             return Ok(None);
         };
         self.check_executor_id(&executor)?;
-        let Some(config) = self.setup.discovery.agent_executors.get(&executor) else {
+        let executors = &self.setup.discovery.agent_executors;
+        let Some(config) = executors.get(&executor) else {
             return Err(SpawnError::UnknownExecutor {
                 executor,
-                known: Vec::new(),
+                known: executors.keys().cloned().collect(),
             });
         };
         let refuse = |reason: &str| SpawnError::Executor {

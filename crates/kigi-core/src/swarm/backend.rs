@@ -112,6 +112,9 @@ impl PlanContext for Coordinator {
     }
 }
 
+/// Characters of each member's answer on its `swarm_member` line (head and tail kept).
+pub const STREAMED_OUTPUT_CHARS: usize = 6_000;
+
 /// How a swarm runs beside its request: every member's `effort` (checked with the rest of
 /// the request) and the most members at once (overriding `[swarm]` and the environment).
 #[derive(Debug, Clone, Copy, Default)]
@@ -158,6 +161,10 @@ pub async fn run_plan(
         settings.schedule.max_concurrency = cap.max(1);
     }
     settings.keep_outputs = !run_with.streams_members;
+    if run_with.streams_members {
+        // Each answer goes out on a line of its own: it need not share one tool result.
+        settings.member_output_chars = STREAMED_OUTPUT_CHARS;
+    }
     let backend = Arc::new(CoordinatorBackend {
         coordinator: Arc::clone(coordinator),
         plan: plan.clone(),

@@ -7,7 +7,7 @@
 //! cancel); the engine knows members only through [`SwarmBackend`], so tests drive it with a
 //! backend that awaits.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -200,6 +200,10 @@ pub async fn run(
     let mut capacity = AdaptiveCapacity::new(settings.schedule.max_concurrency);
     let mut launched = 0usize;
     let mut running: JoinSet<(usize, MemberRun)> = JoinSet::new();
+    // Which member a task runs, so a task that panicked is still reported as that member.
+    let mut tasks: HashMap<tokio::task::Id, usize> = HashMap::new();
+    // Final outcomes so far, kept as they settle (a batch of 10,000 is not rescanned per event).
+    let mut tally = SwarmCounts::default();
     let report =
         |index: usize, outcome: SwarmOutcome, id: Option<String>, attempts: u32| MemberReport {
             index: plan.members[index].index,
@@ -229,16 +233,31 @@ pub async fn run(
             let id: IdSlot = Arc::new(Mutex::new(None));
             let member = backend.run(&plan.members[next], token.clone(), Arc::clone(&id));
             live[next] = Some(Live { cancel: token, id });
-            running.spawn(async move { (next, member.await) });
+            let task = running.spawn(async move { (next, member.await) });
+            tasks.insert(task.id(), next);
         }
-        progress.counts(&counts(&reports, running.len(), queue.len()));
+        progress.counts(&SwarmCounts {
+            running: running.len(),
+            queued: queue.len(),
+            ..tally
+        });
         if running.is_empty() && queue.is_empty() {
             break;
         }
         let wake_at = wake.unwrap_or(deadline).min(deadline);
         tokio::select! {
-            joined = running.join_next(), if !running.is_empty() => {
-                let Some(Ok((index, outcome))) = joined else { continue };
+            joined = running.join_next_with_id(), if !running.is_empty() => {
+                let (index, outcome) = match joined {
+                    Some(Ok((task, ran))) => {
+                        tasks.remove(&task);
+                        ran
+                    }
+                    Some(Err(error)) => match tasks.remove(&error.id()) {
+                        Some(index) => (index, MemberRun::Failed { error: format!("the member's task ended abnormally: {error}") }),
+                        None => continue,
+                    },
+                    None => continue,
+                };
                 let id = live[index].take().and_then(|l| lock_id(&l.id));
                 match outcome {
                     MemberRun::RateLimited { .. } if attempts[index] <= settings.rate_limit_retries => {
@@ -268,7 +287,7 @@ pub async fn run(
                             MemberRun::Backgrounded => line.outcome = SwarmOutcome::Backgrounded,
                             MemberRun::Cancelled => line.outcome = SwarmOutcome::Cancelled,
                         }
-                        settle(&mut reports, index, line, progress, settings.keep_outputs);
+                        settle(&mut reports, &mut tally, index, line, progress, settings.keep_outputs);
                     }
                 }
             }
@@ -279,13 +298,13 @@ pub async fn run(
                     for (index, slot) in live.iter_mut().enumerate() {
                         if let Some(l) = slot.take() {
                             let line = report(index, SwarmOutcome::StillRunning, lock_id(&l.id), attempts[index]);
-                            settle(&mut reports, index, line, progress, settings.keep_outputs);
+                            settle(&mut reports, &mut tally, index, line, progress, settings.keep_outputs);
                         }
                     }
                     for index in queue.drain(..) {
                         let mut line = report(index, SwarmOutcome::Cancelled, None, attempts[index]);
                         line.error = Some("not started before the swarm's deadline".into());
-                        settle(&mut reports, index, line, progress, settings.keep_outputs);
+                        settle(&mut reports, &mut tally, index, line, progress, settings.keep_outputs);
                     }
                     running.detach_all();
                     let _ = guard.disarm();
@@ -296,16 +315,20 @@ pub async fn run(
                 for slot in live.iter().flatten() {
                     slot.cancel.cancel();
                 }
-                while let Some(joined) = running.join_next().await {
-                    if let Ok((index, _)) = joined {
+                while let Some(joined) = running.join_next_with_id().await {
+                    let task = match &joined {
+                        Ok((task, _)) => *task,
+                        Err(error) => error.id(),
+                    };
+                    if let Some(index) = tasks.remove(&task) {
                         let id = live[index].take().and_then(|l| lock_id(&l.id));
                         let line = report(index, SwarmOutcome::Cancelled, id, attempts[index]);
-                        settle(&mut reports, index, line, progress, settings.keep_outputs);
+                        settle(&mut reports, &mut tally, index, line, progress, settings.keep_outputs);
                     }
                 }
                 for index in queue.drain(..) {
                     let line = report(index, SwarmOutcome::Cancelled, None, attempts[index]);
-                    settle(&mut reports, index, line, progress, settings.keep_outputs);
+                    settle(&mut reports, &mut tally, index, line, progress, settings.keep_outputs);
                 }
                 break;
             }
@@ -319,12 +342,14 @@ pub async fn run(
 /// watcher was the one to keep it).
 fn settle(
     reports: &mut [Option<MemberReport>],
+    tally: &mut SwarmCounts,
     position: usize,
     mut line: MemberReport,
     watch: &dyn SwarmWatch,
     keep_outputs: bool,
 ) {
     watch.member(&line);
+    tally.add(line.outcome);
     if !keep_outputs {
         // The plan holds the item, the watcher had the answer: keep the outcome.
         line.output = String::new();
@@ -355,17 +380,22 @@ fn counts_of(
         queued,
         ..SwarmCounts::default()
     };
-    for outcome in outcomes {
+    outcomes.for_each(|outcome| counts.add(outcome));
+    counts
+}
+
+impl SwarmCounts {
+    /// One more member ended with `outcome`.
+    fn add(&mut self, outcome: SwarmOutcome) {
         match outcome {
-            SwarmOutcome::Completed => counts.completed += 1,
-            SwarmOutcome::Failed => counts.failed += 1,
-            SwarmOutcome::RateLimited => counts.rate_limited += 1,
-            SwarmOutcome::Backgrounded => counts.backgrounded += 1,
-            SwarmOutcome::Cancelled => counts.cancelled += 1,
-            SwarmOutcome::StillRunning => counts.still_running += 1,
+            SwarmOutcome::Completed => self.completed += 1,
+            SwarmOutcome::Failed => self.failed += 1,
+            SwarmOutcome::RateLimited => self.rate_limited += 1,
+            SwarmOutcome::Backgrounded => self.backgrounded += 1,
+            SwarmOutcome::Cancelled => self.cancelled += 1,
+            SwarmOutcome::StillRunning => self.still_running += 1,
         }
     }
-    counts
 }
 
 fn finish(

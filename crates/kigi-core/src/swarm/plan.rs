@@ -20,8 +20,9 @@ pub const MAX_ITEMS: usize = 128;
 /// and whose transcripts go to disk, so nothing has to fit in one answer.
 pub const MAX_BATCH_ITEMS: usize = 10_000;
 
-/// What the caller asked for.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What the caller asked for (a batch's is recorded as it is, in `swarm.jsonl`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct SwarmRequest {
     pub description: String,
     pub prompt_template: String,

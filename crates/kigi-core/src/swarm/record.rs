@@ -22,14 +22,9 @@ const RECORD_CAP: u64 = 256 * 1024 * 1024;
 /// The first line: what was asked, as `--resume` needs it again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordedRequest {
-    pub description: String,
-    pub prompt_template: String,
-    pub items: Vec<String>,
-    pub subagent_type: Option<String>,
-    pub capability_mode: Option<String>,
-    pub isolation: Option<String>,
-    pub model: Option<String>,
-    pub executor: Option<String>,
+    #[serde(flatten)]
+    pub request: SwarmRequest,
+    /// Every member's reasoning effort, as given.
     pub effort: Option<String>,
 }
 
@@ -37,30 +32,21 @@ impl RecordedRequest {
     /// The request a batch resumes with.
     pub fn to_request(&self) -> SwarmRequest {
         SwarmRequest {
-            description: self.description.clone(),
-            prompt_template: self.prompt_template.clone(),
-            items: self.items.clone(),
-            subagent_type: self.subagent_type.clone(),
-            capability_mode: self.capability_mode.clone(),
-            isolation: self.isolation.clone(),
-            model: self.model.clone(),
-            executor: self.executor.clone(),
             batch: true,
+            ..self.request.clone()
         }
     }
 
     pub fn of(request: &SwarmRequest, effort: Option<&str>) -> Self {
         Self {
-            description: request.description.clone(),
-            prompt_template: request.prompt_template.clone(),
-            items: request.items.clone(),
-            subagent_type: request.subagent_type.clone(),
-            capability_mode: request.capability_mode.clone(),
-            isolation: request.isolation.clone(),
-            model: request.model.clone(),
-            executor: request.executor.clone(),
+            request: request.clone(),
             effort: effort.map(str::to_owned),
         }
+    }
+
+    /// How many items the swarm had.
+    pub fn item_count(&self) -> usize {
+        self.request.items.len()
     }
 }
 
@@ -157,12 +143,17 @@ impl SwarmRecord {
         Ok(record)
     }
 
-    /// An existing record, to append a resumed run's members to.
+    /// An existing record, to append a resumed run's members to. A torn last line (the
+    /// writer died mid-line) is closed first, so the next line starts whole on its own.
     pub fn append(path: &Path) -> Result<Self, RecordError> {
-        let file = OpenOptions::new()
+        let mut file = OpenOptions::new()
+            .read(true)
             .append(true)
             .open(path)
             .map_err(|source| io(path, source))?;
+        if ends_torn(&mut file).map_err(|source| io(path, source))? {
+            file.write_all(b"\n").map_err(|source| io(path, source))?;
+        }
         Ok(Self {
             path: path.to_owned(),
             file,
@@ -187,6 +178,18 @@ impl SwarmRecord {
     }
 }
 
+/// Whether `file` is non-empty and does not end with a newline.
+fn ends_torn(file: &mut File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    if file.metadata()?.len() == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
+}
+
 /// Reads the record at `path`. A torn last line (the writer died mid-write) is skipped; any
 /// other unreadable line is skipped too, since the request line alone decides what reruns.
 pub fn read_record(path: &Path) -> Result<RecordedSwarm, RecordError> {
@@ -203,7 +206,7 @@ pub fn read_record(path: &Path) -> Result<RecordedSwarm, RecordError> {
     let mut members = std::collections::BTreeMap::new();
     for line in lines {
         if let Ok(Line::Member { member }) = serde_json::from_str::<Line>(line)
-            && member.index < request.items.len()
+            && member.index < request.item_count()
         {
             members.insert(member.index, member);
         }
@@ -250,21 +253,22 @@ mod tests {
     }
 
     #[test]
-    fn a_rerun_replaces_a_members_earlier_end_and_a_torn_line_is_skipped() {
+    fn a_rerun_replaces_a_members_earlier_end_and_a_torn_line_costs_only_itself() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(RECORD_FILE);
         let mut record = SwarmRecord::create(&path, &request()).unwrap();
         record.member(&member(0, SwarmOutcome::Completed)).unwrap();
         record.member(&member(1, SwarmOutcome::Failed)).unwrap();
         drop(record);
-        let mut record = SwarmRecord::append(&path).unwrap();
-        record.member(&member(1, SwarmOutcome::Completed)).unwrap();
-        drop(record);
-        // The writer died halfway through member 2's line.
+        // The first run died halfway through member 2's line.
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(br#"{"type":"member","member":{"index":2,"outc"#)
             .unwrap();
         drop(file);
+        // The resumed run's first line still reads.
+        let mut record = SwarmRecord::append(&path).unwrap();
+        record.member(&member(1, SwarmOutcome::Completed)).unwrap();
+        drop(record);
 
         let read = read_record(&path).unwrap();
         assert_eq!(read.request, request());
