@@ -18,6 +18,7 @@ mod hosted_swarm;
 mod model_switch;
 mod session_guard;
 mod session_host;
+mod swarm_open;
 
 pub use activity::activity_label;
 pub use agent_choice::AgentChoice;
@@ -29,4 +30,5 @@ pub use hosted_session::{HostedSession, SessionControl};
 pub use hosted_swarm::HostedSwarm;
 pub(crate) use model_switch::ModelResolver;
 pub use model_switch::ModelSwitch;
-pub use session_host::{ApprovalMode, OpenRequest, SessionHost, SessionStart, SwarmOpen};
+pub use session_host::{ApprovalMode, OpenRequest, SessionHost, SessionStart};
+pub use swarm_open::SwarmOpen;

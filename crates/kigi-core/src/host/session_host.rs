@@ -14,7 +14,6 @@ use kigi_agent::{
     ConfigWarning, Discovery, KigiPaths, LoadedConfig, PermissionMode, SandboxConfig,
 };
 use kigi_model::{ModelClient, ModelFlags, ModelsConfig};
-use kigi_protocol::SessionEvent;
 use kigi_tools::ToolRegistry;
 use kigi_tools::sandbox::{SandboxMode, SandboxSupport};
 use tokio_util::sync::CancellationToken;
@@ -24,7 +23,6 @@ use super::approvals::ApprovalBroker;
 use super::event_stream::{AgentEmitter, event_channel};
 use super::host_error::HostError;
 use super::hosted_session::HostedSession;
-use super::hosted_swarm::HostedSwarm;
 use crate::hooks::HookIdentity;
 use crate::session::{Session, SessionSetup};
 use crate::session_id::new_session_id;
@@ -105,23 +103,6 @@ impl OpenRequest {
     }
 }
 
-/// What a swarm without a main agent (`kigi swarm`) opens with.
-#[derive(Debug, Clone)]
-pub struct SwarmOpen {
-    pub cwd: PathBuf,
-    pub model: ModelFlags,
-    pub permission_mode: Option<PermissionMode>,
-    /// The first user record of its transcript.
-    pub summary: String,
-    /// Rules from the front end's flags.
-    pub rules: PermissionRules,
-    /// `--sandbox`.
-    pub sandbox: Option<SandboxMode>,
-    /// `kigi swarm --resume`: append to this swarm session instead of starting one; its new
-    /// members are numbered after the ones it has.
-    pub resume: Option<String>,
-}
-
 /// Opens sessions from one loaded configuration.
 pub struct SessionHost {
     discovery: Discovery,
@@ -137,13 +118,13 @@ pub struct SessionHost {
     /// `[hooks]` of `config.toml`.
     user_hooks: kigi_agent::hooks::HookSet,
     /// `[compaction]` of `config.toml`.
-    compaction: crate::compaction::CompactionPolicy,
+    pub(super) compaction: crate::compaction::CompactionPolicy,
     /// `[mcp_servers]` of `config.toml`.
     mcp_servers: std::collections::BTreeMap<String, kigi_mcp::McpServerConfig>,
     /// What the machine offers the sandbox, when told rather than probed.
     sandbox_support: Option<SandboxSupport>,
     /// The ACP client `kind = "acp"` executors run through (see `set_acp_driver`).
-    acp_driver: Option<Arc<dyn crate::executor::AcpDriver>>,
+    pub(super) acp_driver: Option<Arc<dyn crate::executor::AcpDriver>>,
 }
 
 impl std::fmt::Debug for SessionHost {
@@ -459,95 +440,6 @@ impl SessionHost {
                 model: std::sync::Mutex::new(main_client.clone()),
                 main_events: main.clone(),
             },
-        ))
-    }
-
-    /// Where `kigi swarm` session `id` keeps its `swarm.jsonl` (which `--resume` reads).
-    pub fn swarm_record_path(&self, id: &str) -> Result<PathBuf, crate::StoreError> {
-        Ok(self
-            .store
-            .wire_path(id)?
-            .with_file_name(crate::swarm::RECORD_FILE))
-    }
-
-    /// Opens a session for a swarm with no main agent (or reopens one, to resume it): its
-    /// transcript, and a coordinator whose members run as the default agent's children.
-    /// Needs a tokio runtime.
-    pub fn open_swarm(&self, request: SwarmOpen) -> Result<HostedSwarm, HostError> {
-        let client = self.models.client(&request.model, &*self.env)?;
-        let parent = build_agent(&self.discovery, &request.cwd, AgentChoice::Default, None)?;
-        let (session_id, mut writer) = match &request.resume {
-            Some(id) => (id.clone(), self.store.reopen(id)?.1),
-            None => {
-                let id = new_session_id();
-                let mut writer = self.store.create(&id)?;
-                writer.append(&writer.start_event(
-                    "swarm",
-                    &client.endpoint().model,
-                    &request.cwd,
-                ))?;
-                (id, writer)
-            }
-        };
-        writer.append(&SessionEvent::UserMessage {
-            text: request.summary,
-        })?;
-        let (sink, events) = event_channel();
-        let cancel = CancellationToken::new();
-        let (guard, _) = self.guard_for(&request.cwd, &request.rules, request.sandbox)?;
-        // Members get the MCP tools the default agent would (their servers stop with the
-        // process: every stdio server is killed with its group when dropped).
-        let (mcp, _) = self.start_mcp(&request.cwd, Some(&parent), Vec::new())?;
-        let admits = parent.clone();
-        let mcp = mcp.map(|servers| {
-            let admission: crate::mcp_session::McpAdmission =
-                Arc::new(move |tool: &kigi_mcp::McpTool| admits.admits_mcp_tool(tool.name()));
-            (servers, admission)
-        });
-        // Nobody else waits here: members are awaited up to the swarm's deadline, never moved
-        // to the background by a foreground budget. And no main agent shares the running
-        // slots: the swarm's own cap (`--max-concurrency`, `[swarm] max_concurrency`) is the
-        // only limit on members at once, so `[subagents] max_concurrent` does not cut it.
-        let mut discovery = self.discovery.clone();
-        discovery.subagents.max_concurrent = Some(crate::swarm::MAX_BATCH_ITEMS);
-        discovery.subagents.await_budget_ms = Some(
-            discovery
-                .swarm
-                .deadline_ms
-                .unwrap_or(kigi_agent::SwarmConfig::DEFAULT_DEADLINE_MS),
-        );
-        let coordinator = Coordinator::new(CoordinatorSetup {
-            session_id: session_id.clone(),
-            store: self.store.clone(),
-            discovery,
-            models: self.models.clone(),
-            base_url_override: request.model.base_url.clone(),
-            env: Arc::clone(&self.env),
-            parent_client: client,
-            parent_tools: parent.tools.clone(),
-            parent_mode: crate::shared_mode::SharedMode::new(
-                request
-                    .permission_mode
-                    .unwrap_or(parent.definition.permission_mode),
-            ),
-            cwd: request.cwd,
-            cancel: cancel.clone(),
-            events: AgentEmitter::main(sink.clone()),
-            approvals: None,
-            guard,
-            editor_files: None,
-            acp_driver: self.acp_driver.clone(),
-            compaction: self.compaction,
-            parent_policy: kigi_agent::PolicyScope::of_agent(&parent.definition),
-            mcp,
-        });
-        Ok(HostedSwarm::new(
-            session_id,
-            writer,
-            coordinator,
-            events,
-            sink,
-            cancel,
         ))
     }
 }
