@@ -36,6 +36,7 @@ mod session_modes;
 mod session_setup;
 mod slash_commands;
 mod terminal_bridge;
+mod tool_call_updates;
 mod tool_call_view;
 mod turn_outcome;
 mod update_translation;

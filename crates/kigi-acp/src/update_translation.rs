@@ -3,30 +3,24 @@
 //! `_kigi/session/update` notifications, and asks become permission requests.
 //!
 //! The rule: a pure function of the events (and of what earlier events said about a call),
-//! so a live session and a replayed one look the same; nothing here sends or waits.
+//! so a live session and a replayed one look the same; nothing here sends or waits. How one
+//! tool call and its end look is [`crate::tool_call_updates`]'s.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Diff, EmbeddedResource, EmbeddedResourceResource, ImageContent,
-    Meta, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionUpdate, Terminal,
-    TextContent, TextResourceContents, ToolCall, ToolCallContent, ToolCallId, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind as AcpKind,
+    ContentBlock, ContentChunk, EmbeddedResource, EmbeddedResourceResource, ImageContent,
+    SessionUpdate, TextContent, TextResourceContents, ToolKind as AcpKind,
 };
 use kigi_protocol::{
-    CanonicalToolMeta, HostEvent, HostEventBody, HostNotice, SessionEvent, TOOL_META_KEY,
-    ToolCallMeta, ToolKind, ToolStatus,
+    CanonicalToolMeta, HostEvent, HostEventBody, HostNotice, SessionEvent, ToolCallMeta, ToolStatus,
 };
 use serde_json::{Value, json};
 
 use crate::terminal_bridge::TerminalLinks;
-use crate::tool_call_view::{acp_kind, locations, tool_title};
-
-/// The `_meta` key telling how a failed call ended in kigi's terms (`refused`, `cancelled`).
-pub const TOOL_STATUS_META_KEY: &str = "kigi/toolStatus";
-/// How much of a tool's output an editor is sent.
-const SHOWN_OUTPUT_CHARS: usize = kigi_tools::MODEL_OUTPUT_CHARS;
+use crate::tool_call_updates::{CallEnd, CallRecord, tool_call, tool_result};
+use crate::tool_call_view::{acp_kind, tool_title};
 
 /// One thing to send for an event.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,14 +47,6 @@ pub struct ApprovalAsk {
     pub summary: String,
     pub tool: Option<CanonicalToolMeta>,
     pub raw_input: Option<Value>,
-}
-
-/// What an earlier `tool_call` event said about a call.
-#[derive(Debug, Clone)]
-struct CallRecord {
-    kind: ToolKind,
-    input: Value,
-    title: String,
 }
 
 /// Translates one session's events, in order.
@@ -224,7 +210,7 @@ impl UpdateTranslator {
                 raw_input,
                 meta,
             } => {
-                let record = record(name, raw_input, meta.as_ref());
+                let record = CallRecord::of(name, raw_input, meta.as_ref());
                 self.calls
                     .insert((agent_id.to_owned(), call_id.clone()), record);
             }
@@ -242,20 +228,13 @@ impl UpdateTranslator {
         raw_input: &str,
         meta: Option<&ToolCallMeta>,
     ) -> SessionUpdate {
-        let record = record(name, raw_input, meta);
-        let mut call = ToolCall::new(ToolCallId::new(call_id), record.title.clone())
-            .kind(acp_kind(record.kind))
-            .status(ToolCallStatus::Pending)
-            .locations(locations(&record.input, &self.cwd))
-            .raw_input(record.input.clone());
-        if let Some(meta) = meta {
-            call = call.meta(tool_meta(&meta.tool));
-        }
+        let record = CallRecord::of(name, raw_input, meta);
+        let update = tool_call(call_id, &record, meta, &self.cwd);
         self.calls.insert(
             (kigi_protocol::MAIN_AGENT_ID.to_owned(), call_id.to_owned()),
             record,
         );
-        SessionUpdate::ToolCall(call)
+        update
     }
 
     fn tool_result(
@@ -267,117 +246,27 @@ impl UpdateTranslator {
         let record = self
             .calls
             .remove(&(kigi_protocol::MAIN_AGENT_ID.to_owned(), call_id.to_owned()));
-        let completed = status == ToolStatus::Completed;
-        let mut content = Vec::new();
-        if completed && let Some(diff) = record.as_ref().and_then(|r| self.diff(r, output)) {
-            content.push(ToolCallContent::Diff(diff));
-        }
-        if let Some(terminal) = self.terminals.as_ref().and_then(|t| t.take(call_id)) {
-            content.push(ToolCallContent::Terminal(Terminal::new(terminal)));
-        }
-        if !output.is_empty() {
-            let shown = kigi_tools::clamp_head_tail(output, SHOWN_OUTPUT_CHARS);
-            // A command's output reads as a terminal's: monospace, as printed.
-            let shown = match record.as_ref().map(|r| r.kind) {
-                Some(ToolKind::Execute) => format!("```console\n{}\n```", shown.trim_end()),
-                _ => shown,
-            };
-            content.push(ToolCallContent::from(ContentBlock::Text(TextContent::new(
-                shown,
-            ))));
-        }
-        let fields = ToolCallUpdateFields::new()
-            .status(if completed {
-                ToolCallStatus::Completed
-            } else {
-                ToolCallStatus::Failed
-            })
-            .content(content);
-        let mut update = ToolCallUpdate::new(ToolCallId::new(call_id), fields);
-        if !completed {
-            let mut meta = Meta::new();
-            meta.insert(TOOL_STATUS_META_KEY.into(), json!(status));
-            update = update.meta(meta);
-        }
-        let mut updates = vec![SessionUpdate::ToolCallUpdate(update)];
-        if completed
-            && let Some(record) = &record
-            && record.kind == ToolKind::Plan
-            && let Some(plan) = plan_of(&record.input)
-        {
-            updates.push(SessionUpdate::Plan(plan));
-        }
-        updates
+        let terminal = self.terminals.as_ref().and_then(|t| t.take(call_id));
+        let ended = CallEnd {
+            call_id,
+            status,
+            output,
+            terminal,
+        };
+        tool_result(&ended, record.as_ref(), &self.cwd)
     }
-
-    /// The change an edit made, where the call itself says it: a new file's text, or the
-    /// replaced fragment.
-    fn diff(&self, record: &CallRecord, output: &str) -> Option<Diff> {
-        let text = |key: &str| record.input.get(key).and_then(Value::as_str);
-        let path = self.cwd.join(text("path")?);
-        match record.kind {
-            ToolKind::Write if output.starts_with("created ") => {
-                Some(Diff::new(path, text("content")?))
-            }
-            ToolKind::Edit => {
-                Some(Diff::new(path, text("new_string")?).old_text(text("old_string")?.to_owned()))
-            }
-            _ => None,
-        }
-    }
-}
-
-/// What a `tool_call` event says about its call.
-fn record(name: &str, raw_input: &str, meta: Option<&ToolCallMeta>) -> CallRecord {
-    // Arguments that are not JSON are shown as the text the model wrote.
-    let input =
-        serde_json::from_str(raw_input).unwrap_or_else(|_| Value::String(raw_input.to_owned()));
-    let tool = meta.map(|m| &m.tool);
-    CallRecord {
-        kind: tool.map_or(ToolKind::Other, |t| t.kind),
-        title: tool_title(name, tool, &input),
-        input,
-    }
-}
-
-/// `_meta` carrying the `kigi/tool` envelope.
-fn tool_meta(tool: &CanonicalToolMeta) -> Meta {
-    let mut meta = Meta::new();
-    meta.insert(
-        TOOL_META_KEY.into(),
-        serde_json::to_value(tool).unwrap_or(Value::Null),
-    );
-    meta
 }
 
 fn chunk(text: &str) -> ContentChunk {
     ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
 }
 
-/// The plan a `todo_write` call set.
-fn plan_of(input: &Value) -> Option<Plan> {
-    let todos = input.get("todos")?.as_array()?;
-    let entries = todos
-        .iter()
-        .filter_map(|todo| {
-            let status = match todo.get("status")?.as_str()? {
-                "pending" => PlanEntryStatus::Pending,
-                "in_progress" => PlanEntryStatus::InProgress,
-                "completed" => PlanEntryStatus::Completed,
-                _ => return None,
-            };
-            let content = todo.get("content")?.as_str()?;
-            Some(PlanEntry::new(content, PlanEntryPriority::Medium, status))
-        })
-        .collect();
-    Some(Plan::new(entries))
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
-    use kigi_protocol::{MAIN_AGENT_ID, ToolNamespace};
+    use crate::tool_call_updates::TOOL_STATUS_META_KEY;
+    use kigi_protocol::{MAIN_AGENT_ID, ToolKind, ToolNamespace};
 
     fn main(event: SessionEvent) -> HostEvent {
         HostEvent::main(HostEventBody::Session(event))
@@ -586,7 +475,7 @@ mod tests {
             .collect();
         assert_eq!(json[0]["sessionUpdate"], "user_message_chunk");
         assert_eq!(json[1]["content"]["text"], "hello");
-        let record = record("read_file", "not json", None);
+        let record = CallRecord::of("read_file", "not json", None);
         assert_eq!(record.input, json!("not json"));
     }
 
