@@ -509,6 +509,36 @@ fn spawn_description(env: &Env, n: usize) -> String {
 }
 
 /// The selected row of the agents modal last drawn on `screen` (the row after `›`).
+impl Pane {
+    /// kigi started with `$EDITOR` a script that applies `sed_expression` to the file it is
+    /// given, at its prompt.
+    fn with_editor(env: &Env, sed_expression: &str) -> Self {
+        let editor = env.write(
+            "../editor.sh",
+            &format!("#!/bin/sh\nsed -i '{sed_expression}' \"$1\"\n"),
+        );
+        let status = Command::new("chmod")
+            .arg("+x")
+            .arg(&editor)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let pane = Self::start_with(env, &[&format!("EDITOR={}", editor.display())], &[]);
+        pane.wait_for("Ask kigi");
+        pane
+    }
+
+    /// `n` in the open modal, `name` at its `prompt`, until the editor has run and the new
+    /// definition is listed as created.
+    fn create_in_modal(&self, prompt: &str, name: &str) {
+        self.keys(&["n"]);
+        self.wait_for(prompt);
+        self.type_text(name);
+        self.keys(&["Enter"]);
+        self.wait_for("created");
+    }
+}
+
 fn agents_pointer(screen: &str) -> Option<String> {
     let modal = &screen[screen.rfind("Manage Agents")?..];
     modal
@@ -601,27 +631,12 @@ fn a_type_switched_off_stays_off_in_a_new_session() {
 #[test]
 fn an_agent_created_in_the_modal_opens_in_the_editor_is_offered_then_deleted() {
     let env = Env::new(vec![Step::text("one")]);
-    let editor = env.write(
-        "../editor.sh",
-        "#!/bin/sh\nsed -i 's/^description: .*/description: Checks the marker 4242./' \"$1\"\n",
-    );
-    let status = Command::new("chmod")
-        .arg("+x")
-        .arg(&editor)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let pane = Pane::start_with(&env, &[&format!("EDITOR={}", editor.display())], &[]);
-    pane.wait_for("Ask kigi");
+    let pane = Pane::with_editor(&env, "s/^description: .*/description: Checks the marker 4242./");
     pane.type_text("/agents");
     pane.keys(&["Enter"]);
     pane.wait_for("Manage Agents");
-    pane.keys(&["n"]);
-    pane.wait_for("New agent's name:");
-    pane.type_text("checker");
-    pane.keys(&["Enter"]);
-    // The editor ran on the starter; the list was read again with its edit.
-    pane.wait_for("created");
+    // The editor runs on the starter; the list is read again with its edit.
+    pane.create_in_modal("New agent's name:", "checker");
     let screen = pane.wait_for("Checks the marker 4242.");
     assert!(screen.contains("› checker "), "{screen}");
     let file = env.repo.join(".kigi/agents/checker.md");
@@ -713,27 +728,15 @@ fn a_persona_made_in_the_modal_is_listed_switched_off_for_the_next_run_and_delet
         ],
     ));
     let env = Env::with_scripts(scripts);
-    let editor = env.write(
-        "../persona-editor.sh",
-        "#!/bin/sh\nsed -i 's/^description = .*/description = \"Answers tersely 4242.\"/' \"$1\"\n",
+    let pane = Pane::with_editor(
+        &env,
+        "s/^description = .*/description = \"Answers tersely 4242.\"/",
     );
-    let status = Command::new("chmod")
-        .arg("+x")
-        .arg(&editor)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let pane = Pane::start_with(&env, &[&format!("EDITOR={}", editor.display())], &[]);
-    pane.wait_for("Ask kigi");
     pane.type_text("/personas");
     pane.keys(&["Enter"]);
     pane.wait_for("[Personas]");
     // A new persona: the starter in $KIGI_HOME/personas/, opened in the editor.
-    pane.keys(&["n"]);
-    pane.wait_for("New persona's name:");
-    pane.type_text("terse");
-    pane.keys(&["Enter"]);
-    pane.wait_for("created");
+    pane.create_in_modal("New persona's name:", "terse");
     let screen = pane.wait_for("Answers tersely 4242.");
     assert!(screen.contains("› terse "), "{screen}");
     let file = env.home.join("personas/terse.toml");
