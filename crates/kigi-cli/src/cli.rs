@@ -380,16 +380,18 @@ pub fn run(front_ends: &FrontEnds) -> ExitCode {
             let args = commands::print::PrintArgs {
                 prompt,
                 format: cli.output_format.unwrap_or_default(),
-                agent: cli.agent,
-                agent_file: cli.agent_file,
-                permission_mode: cli.permission_mode,
-                resume: cli.resume,
-                continue_last: cli.continue_last,
                 or_demo: cli.or_demo,
                 no_wait: cli.no_wait,
-                model: model_flags,
-                rules: flag_rules,
-                sandbox: cli.sandbox,
+                session: commands::session_flags::SessionFlags {
+                    agent: cli.agent,
+                    agent_file: cli.agent_file,
+                    permission_mode: cli.permission_mode,
+                    resume: cli.resume,
+                    continue_last: cli.continue_last,
+                    model: model_flags,
+                    rules: flag_rules,
+                    sandbox: cli.sandbox,
+                },
             };
             return report(commands::print::run(args));
         }
@@ -400,14 +402,16 @@ pub fn run(front_ends: &FrontEnds) -> ExitCode {
         (None, None) => {
             let args = commands::tui::TuiArgs {
                 prompt: cli.prompt,
-                agent: cli.agent,
-                agent_file: cli.agent_file,
-                permission_mode: cli.permission_mode,
-                resume: cli.resume,
-                continue_last: cli.continue_last,
-                model: model_flags,
-                rules: flag_rules,
-                sandbox: cli.sandbox,
+                session: commands::session_flags::SessionFlags {
+                    agent: cli.agent,
+                    agent_file: cli.agent_file,
+                    permission_mode: cli.permission_mode,
+                    resume: cli.resume,
+                    continue_last: cli.continue_last,
+                    model: model_flags,
+                    rules: flag_rules,
+                    sandbox: cli.sandbox,
+                },
             };
             return report((front_ends.terminal)(args));
         }

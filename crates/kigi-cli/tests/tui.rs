@@ -631,7 +631,10 @@ fn a_type_switched_off_stays_off_in_a_new_session() {
 #[test]
 fn an_agent_created_in_the_modal_opens_in_the_editor_is_offered_then_deleted() {
     let env = Env::new(vec![Step::text("one")]);
-    let pane = Pane::with_editor(&env, "s/^description: .*/description: Checks the marker 4242./");
+    let pane = Pane::with_editor(
+        &env,
+        "s/^description: .*/description: Checks the marker 4242./",
+    );
     pane.type_text("/agents");
     pane.keys(&["Enter"]);
     pane.wait_for("Manage Agents");

@@ -5,23 +5,15 @@
 //! The rule: stdout is the protocol. Nothing here prints to it; warnings go to stderr and
 //! everything else to the log file (`$KIGI_HOME/logs/kigi.log`).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kigi_acp::AcpOptions;
-use kigi_core::host::AgentChoice;
 
 /// How long the exit waits for blocking work still running (a tool stuck in a system call).
 const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The agent `--agent` or `--agent-file` names.
-pub fn agent_choice(agent: Option<String>, agent_file: Option<PathBuf>) -> AgentChoice {
-    match (agent_file, agent) {
-        (Some(file), _) => AgentChoice::File(file),
-        (None, Some(name)) => AgentChoice::Named(name),
-        (None, None) => AgentChoice::Default,
-    }
-}
+pub use super::session_flags::agent_choice;
 
 /// Serves ACP until the editor closes stdin (or a signal ends kigi).
 pub fn run(options: AcpOptions) -> anyhow::Result<ExitCode> {

@@ -14,6 +14,7 @@ pub mod permissions;
 pub mod print;
 pub mod progress;
 pub mod prompt_input;
+pub mod session_flags;
 pub mod sessions;
 pub mod signals;
 pub mod swarm;

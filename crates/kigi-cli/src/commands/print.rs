@@ -1,18 +1,15 @@
 //! `kigi -p PROMPT`: one headless turn of a real session, and `kigi demo`, the same on the
 //! bundled scripted model.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use kigi_agent::PermissionMode;
-use kigi_core::host::{
-    AgentChoice, EventStream, HostError, HostedSession, OpenRequest, SessionStart,
-};
+use kigi_core::host::{EventStream, HostError, HostedSession};
 use kigi_core::subagent::{DEFAULT_CHILD_TIMEOUT, EnvLookup};
 use kigi_model::CancellationToken;
-use kigi_model::{ModelConfigError, ModelFlags};
+use kigi_model::ModelConfigError;
 use kigi_protocol::HostCommand;
 
 use super::demo;
@@ -27,19 +24,11 @@ const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(5
 pub struct PrintArgs {
     pub prompt: String,
     pub format: OutputFormat,
-    pub agent: Option<String>,
-    pub agent_file: Option<PathBuf>,
-    pub permission_mode: Option<PermissionMode>,
-    pub resume: Option<String>,
-    pub continue_last: bool,
     pub or_demo: bool,
     /// `--no-wait`: cancel background children still running at the answer.
     pub no_wait: bool,
-    pub model: ModelFlags,
-    /// `--allowedTools` and `--disallowedTools`.
-    pub rules: kigi_agent::permissions::PermissionRules,
-    /// `--sandbox`.
-    pub sandbox: Option<kigi_tools::sandbox::SandboxMode>,
+    /// Which session, agent and model, and under which rules.
+    pub session: super::session_flags::SessionFlags,
 }
 
 /// Runs `kigi -p`.
@@ -49,23 +38,7 @@ pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let request = OpenRequest {
-        start: match (&args.resume, args.continue_last) {
-            (Some(id), _) => SessionStart::Resume(id.clone()),
-            (None, true) => SessionStart::Continue,
-            (None, false) => SessionStart::New,
-        },
-        agent: match (&args.agent_file, &args.agent) {
-            (Some(file), _) => AgentChoice::File(file.clone()),
-            (None, Some(name)) => AgentChoice::Named(name.clone()),
-            (None, None) => AgentChoice::Default,
-        },
-        model: args.model.clone(),
-        permission_mode: args.permission_mode,
-        rules: args.rules.clone(),
-        sandbox: args.sandbox,
-        ..OpenRequest::new(&cwd)
-    };
+    let request = args.session.open_request(&cwd);
     let ran = runtime.block_on(async {
         match host.open(request) {
             Ok(session) => run_session(session, &args.prompt, args.format, args.no_wait)

@@ -3,13 +3,12 @@
 //! offers the demo instead of failing.
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kigi_agent::{KigiPaths, LoadedConfig, PermissionMode};
-use kigi_core::host::{AgentChoice, HostError, OpenRequest, SessionStart};
-use kigi_model::{ModelConfigError, ModelFlags};
+use kigi_agent::{KigiPaths, LoadedConfig};
+use kigi_core::host::HostError;
+use kigi_model::ModelConfigError;
 use kigi_tui::{TuiError, TuiOptions};
 
 use super::demo;
@@ -22,14 +21,8 @@ const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(5
 #[derive(Debug, Clone)]
 pub struct TuiArgs {
     pub prompt: Option<String>,
-    pub agent: Option<String>,
-    pub agent_file: Option<PathBuf>,
-    pub permission_mode: Option<PermissionMode>,
-    pub resume: Option<String>,
-    pub continue_last: bool,
-    pub model: ModelFlags,
-    pub rules: kigi_agent::permissions::PermissionRules,
-    pub sandbox: Option<kigi_tools::sandbox::SandboxMode>,
+    /// Which session, agent and model, and under which rules.
+    pub session: super::session_flags::SessionFlags,
 }
 
 /// Runs the interactive terminal.
@@ -47,23 +40,7 @@ pub fn run(args: TuiArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     let history_path = paths.kigi_home.join("prompt-history.jsonl");
     let host = super::session_host()?;
-    let request = OpenRequest {
-        start: match (&args.resume, args.continue_last) {
-            (Some(id), _) => SessionStart::Resume(id.clone()),
-            (None, true) => SessionStart::Continue,
-            (None, false) => SessionStart::New,
-        },
-        agent: match (&args.agent_file, &args.agent) {
-            (Some(file), _) => AgentChoice::File(file.clone()),
-            (None, Some(name)) => AgentChoice::Named(name.clone()),
-            (None, None) => AgentChoice::Default,
-        },
-        model: args.model.clone(),
-        permission_mode: args.permission_mode,
-        rules: args.rules.clone(),
-        sandbox: args.sandbox,
-        ..OpenRequest::new(&cwd)
-    };
+    let request = args.session.open_request(&cwd);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
