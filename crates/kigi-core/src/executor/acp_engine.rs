@@ -15,13 +15,12 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kigi_tools::process_group::ProcessGroup;
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout};
 use tokio_util::sync::CancellationToken;
 
 use super::command_line::CommandLine;
 use super::engine_event::EngineEvent;
-use super::engine_process::{EngineEnd, StartError, drain, read_tail};
+use super::engine_process::{EngineEnd, StartError, start_engine};
 use crate::approval::Approver;
 
 /// How long a cancelled driver may take to send `session/cancel` and see the prompt end.
@@ -88,26 +87,8 @@ pub(super) async fn run_acp_engine(
     cancel: &CancellationToken,
     on_event: &mut (dyn FnMut(EngineEvent) + Send),
 ) -> Result<EngineEnd, StartError> {
-    let mut child = Command::new(&line.program)
-        .args(&line.args)
-        .envs(&line.env)
-        .current_dir(&turn.cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| StartError {
-            program: line.program.clone(),
-            source,
-        })?;
-    let group = ProcessGroup::track(child.id().unwrap_or_default());
-    let stderr = child
-        .stderr
-        .take()
-        .map(|pipe| tokio::spawn(read_tail(pipe)));
-    let pipes = child.stdin.take().zip(child.stdout.take());
+    let mut engine = start_engine(line, &turn.cwd, Stdio::piped())?;
+    let pipes = engine.child.stdin.take().zip(engine.child.stdout.take());
     let turn_cancel = cancel.child_token();
     turn.cancel = turn_cancel.clone();
     let ended = match pipes {
@@ -136,11 +117,8 @@ pub(super) async fn run_acp_engine(
             }
         }
     };
-    // The agent and whatever it left behind; `kill` also reaps it.
-    group.kill();
-    let _ = child.kill().await;
-    drop(group);
-    let stderr_tail = drain(stderr).await;
+    // The agent and whatever it left behind (its own cancel already had its grace).
+    let stderr_tail = engine.end(false).await;
     Ok(match ended {
         None => EngineEnd::TimedOut,
         Some(AcpOutcome::Stopped) => EngineEnd::Answered,

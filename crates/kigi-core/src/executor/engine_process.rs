@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use kigi_tools::process_group::ProcessGroup;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
-use tokio::process::Command;
+use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
 use super::command_line::CommandLine;
@@ -67,25 +67,11 @@ pub async fn run_engine(
     cancel: &CancellationToken,
     on_line: &mut (dyn FnMut(&str) + Send),
 ) -> Result<EngineEnd, StartError> {
-    let mut child = Command::new(&line.program)
-        .args(&line.args)
-        .envs(&line.env)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| StartError {
-            program: line.program.clone(),
-            source,
-        })?;
-    let group = ProcessGroup::track(child.id().unwrap_or_default());
-    let stderr = child
-        .stderr
-        .take()
-        .map(|pipe| tokio::spawn(read_tail(pipe)));
+    let StartedEngine {
+        mut child,
+        group,
+        stderr,
+    } = start_engine(line, cwd, Stdio::null())?;
     let ended = match child.stdout.take() {
         Some(stdout) => {
             let mut reader = BufReader::new(stdout);
@@ -113,17 +99,71 @@ pub async fn run_engine(
             () = cancel.cancelled() => None,
         },
     };
-    if ended.is_some() {
-        // Ended early: asked to stop first, so what it launched elsewhere is stopped too.
-        group.terminate();
-        let _ = tokio::time::timeout(TERM_GRACE, child.wait()).await;
+    let early = ended.is_some();
+    let stderr_tail = StartedEngine {
+        child,
+        group,
+        stderr,
     }
-    // The engine and whatever it left behind.
-    group.kill();
-    let _ = child.kill().await;
-    drop(group);
-    let stderr_tail = drain(stderr).await;
+    .end(early)
+    .await;
     Ok(ended.unwrap_or(EngineEnd::Exited { code, stderr_tail }))
+}
+
+/// An engine's process, started: the guard of its group and the reader of its stderr's tail.
+pub(super) struct StartedEngine {
+    pub child: Child,
+    pub group: ProcessGroup,
+    pub stderr: Option<tokio::task::JoinHandle<String>>,
+}
+
+/// Starts `line` in `cwd` in its own process group (killed if dropped), stdout piped, the
+/// tail of stderr kept, stdin as given.
+pub(super) fn start_engine(
+    line: &CommandLine,
+    cwd: &Path,
+    stdin: Stdio,
+) -> Result<StartedEngine, StartError> {
+    let mut child = Command::new(&line.program)
+        .args(&line.args)
+        .envs(&line.env)
+        .current_dir(cwd)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| StartError {
+            program: line.program.clone(),
+            source,
+        })?;
+    let group = ProcessGroup::track(child.id().unwrap_or_default());
+    let stderr = child
+        .stderr
+        .take()
+        .map(|pipe| tokio::spawn(read_tail(pipe)));
+    Ok(StartedEngine {
+        child,
+        group,
+        stderr,
+    })
+}
+
+impl StartedEngine {
+    /// Ends the engine and whatever it left behind, and returns the tail of its stderr. An
+    /// engine ended `early` (cancelled, out of time) is asked first (SIGTERM, a grace), so what
+    /// it launched elsewhere is stopped too.
+    pub(super) async fn end(mut self, early: bool) -> String {
+        if early {
+            self.group.terminate();
+            let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
+        }
+        self.group.kill();
+        let _ = self.child.kill().await;
+        drop(self.group);
+        drain(self.stderr).await
+    }
 }
 
 /// The next line without its newline; `None` at the end (or on a read error). A line past [`LINE_CAP`] is
