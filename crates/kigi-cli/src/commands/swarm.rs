@@ -9,8 +9,8 @@ use anyhow::Context;
 use kigi_agent::PermissionMode;
 use kigi_core::host::SwarmOpen;
 use kigi_core::swarm::{
-    PlanFault, RecordedRequest, SwarmRecord, SwarmReport, SwarmRequest, SwarmRun, plan_with_effort,
-    read_record, resume_plan, run_plan,
+    PlanFault, RecordedRequest, RecordingWatch, SwarmRecord, SwarmReport, SwarmRequest, SwarmRun,
+    plan_with_effort, read_record, resume_plan, run_plan,
 };
 use kigi_model::ModelFlags;
 
@@ -235,7 +235,7 @@ pub fn run(
             Some(session.clone()),
         ),
     };
-    let (report, swarm, printer, watch) = runtime.block_on(async {
+    let (report, swarm, printer, unrecorded) = runtime.block_on(async {
         let mut swarm = host.open_swarm(SwarmOpen {
             cwd,
             model: model.clone(),
@@ -280,7 +280,8 @@ pub fn run(
         });
         super::cancel_on_signal(swarm.cancel());
         let terminal = std::io::stderr().is_terminal();
-        let watch = BatchWatch::new(record, format, terminal, plan.members.len());
+        let shown = BatchWatch::new(format, terminal, plan.members.len());
+        let watch = RecordingWatch::new(record, &shown);
         let run = SwarmRun {
             effort: None,
             max_concurrency: args.max_concurrency,
@@ -299,7 +300,7 @@ pub fn run(
                 left.join(", ")
             );
         }
-        anyhow::Ok((report, swarm, printer, watch))
+        anyhow::Ok((report, swarm, printer, watch.error()))
     })?;
     let session_id = swarm.id().to_owned();
     let interrupted = swarm.cancel().is_cancelled();
@@ -318,7 +319,6 @@ pub fn run(
     errln!(
         "kigi: swarm session {session_id} (members: kigi sessions show {session_id} --agent sub-N; rerun what did not complete: kigi swarm --resume {session_id})"
     );
-    let unrecorded = watch.record_error();
     if let Some(error) = &unrecorded {
         errln!(
             "kigi: some members' ends could not be recorded, so --resume may rerun them: {error}"

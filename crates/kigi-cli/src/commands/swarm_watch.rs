@@ -1,39 +1,27 @@
-//! What `kigi swarm` does as members finish: each member's end goes to the swarm's
-//! `swarm.jsonl` at once (so `--resume` knows what completed even if this process dies next),
-//! and, with `--output-format stream-json`, out on stdout as a `swarm_member` line; the
-//! counts redraw the progress bar on stderr.
+//! What `kigi swarm` shows as members finish: with `--output-format stream-json`, each
+//! member's end as a `swarm_member` line on stdout; the counts redraw the progress bar on
+//! stderr. (Recording each end in `swarm.jsonl` is the core's `RecordingWatch`, around this.)
 
 use std::io::Write;
-use std::sync::Mutex;
 
-use kigi_core::swarm::{MemberReport, SwarmCounts, SwarmRecord, SwarmWatch};
+use kigi_core::swarm::{MemberReport, SwarmCounts, SwarmWatch};
 
 use super::progress::OutputFormat;
 
 /// The batch's watcher.
 pub struct BatchWatch {
-    record: Mutex<SwarmRecord>,
-    /// The first failure to record a member: reported once at the end, never silently lost.
-    record_error: Mutex<Option<String>>,
     format: OutputFormat,
     terminal: bool,
     total: usize,
 }
 
 impl BatchWatch {
-    pub fn new(record: SwarmRecord, format: OutputFormat, terminal: bool, total: usize) -> Self {
+    pub fn new(format: OutputFormat, terminal: bool, total: usize) -> Self {
         Self {
-            record: Mutex::new(record),
-            record_error: Mutex::new(None),
             format,
             terminal,
             total,
         }
-    }
-
-    /// Why some member's end could not be recorded, if that happened.
-    pub fn record_error(&self) -> Option<String> {
-        self.record_error.lock().ok().and_then(|e| e.clone())
     }
 }
 
@@ -43,16 +31,6 @@ impl SwarmWatch for BatchWatch {
     }
 
     fn member(&self, member: &MemberReport) {
-        let recorded = self
-            .record
-            .lock()
-            .map_err(|_| "the record's lock was poisoned".to_owned())
-            .and_then(|mut record| record.member(member).map_err(|e| e.to_string()));
-        if let Err(error) = recorded
-            && let Ok(mut first) = self.record_error.lock()
-        {
-            first.get_or_insert(error);
-        }
         if self.format == OutputFormat::StreamJson
             && let Ok(mut line) = serde_json::to_value(member)
         {

@@ -23,8 +23,8 @@ pub use plan::{
     SwarmPlan, SwarmRequest, plan, plan_with_effort,
 };
 pub use record::{
-    RECORD_FILE, RecordError, RecordedMember, RecordedRequest, RecordedSwarm, SwarmRecord,
-    read_record,
+    RECORD_FILE, RecordError, RecordedMember, RecordedRequest, RecordedSwarm, RecordingWatch,
+    SwarmRecord, read_record,
 };
 pub use resume::resume_plan;
 pub use schedule::{AdaptiveCapacity, Schedule};

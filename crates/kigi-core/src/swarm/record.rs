@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::engine::{MemberReport, SwarmOutcome};
+use std::sync::Mutex;
+
+use super::engine::{MemberReport, SwarmCounts, SwarmOutcome, SwarmWatch};
 use super::plan::SwarmRequest;
 
 /// The file's name in the session's folder.
@@ -178,6 +180,58 @@ impl SwarmRecord {
     }
 }
 
+/// A watcher that writes each member's end to the swarm's record before `inner` sees it: what
+/// every batch runs under, whatever front end shows it, so `--resume` can trust the record.
+pub struct RecordingWatch<'a> {
+    record: Mutex<SwarmRecord>,
+    /// The first failure to record a member: kept for the end, never silently lost.
+    error: Mutex<Option<String>>,
+    inner: &'a dyn SwarmWatch,
+}
+
+impl std::fmt::Debug for RecordingWatch<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordingWatch")
+            .field("record", &self.record)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> RecordingWatch<'a> {
+    pub fn new(record: SwarmRecord, inner: &'a dyn SwarmWatch) -> Self {
+        Self {
+            record: Mutex::new(record),
+            error: Mutex::new(None),
+            inner,
+        }
+    }
+
+    /// Why some member's end could not be recorded, if that happened.
+    pub fn error(&self) -> Option<String> {
+        self.error.lock().ok().and_then(|e| e.clone())
+    }
+}
+
+impl SwarmWatch for RecordingWatch<'_> {
+    fn counts(&self, counts: &SwarmCounts) {
+        self.inner.counts(counts);
+    }
+
+    fn member(&self, member: &MemberReport) {
+        let recorded = self
+            .record
+            .lock()
+            .map_err(|_| "the record's lock was poisoned".to_owned())
+            .and_then(|mut record| record.member(member).map_err(|e| e.to_string()));
+        if let Err(error) = recorded
+            && let Ok(mut first) = self.error.lock()
+        {
+            first.get_or_insert(error);
+        }
+        self.inner.member(member);
+    }
+}
+
 /// Whether `file` is non-empty and does not end with a newline.
 fn ends_torn(file: &mut File) -> std::io::Result<bool> {
     use std::io::{Read, Seek, SeekFrom};
@@ -276,6 +330,26 @@ mod tests {
         assert!(read.request.to_request().batch);
         assert_eq!(read.completed(), BTreeSet::from([0, 1]));
         assert_eq!(read.members.len(), 2);
+    }
+
+    #[test]
+    fn a_recording_watch_writes_each_end_before_passing_it_on() {
+        struct Seen(Mutex<Vec<usize>>);
+        impl SwarmWatch for Seen {
+            fn counts(&self, _: &SwarmCounts) {}
+            fn member(&self, member: &MemberReport) {
+                self.0.lock().unwrap().push(member.index);
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RECORD_FILE);
+        let seen = Seen(Mutex::new(Vec::new()));
+        let watch = RecordingWatch::new(SwarmRecord::create(&path, &request()).unwrap(), &seen);
+        watch.member(&member(2, SwarmOutcome::Completed));
+        watch.member(&member(0, SwarmOutcome::Failed));
+        assert_eq!(*seen.0.lock().unwrap(), [2, 0]);
+        assert_eq!(read_record(&path).unwrap().completed(), BTreeSet::from([2]));
+        assert_eq!(watch.error(), None);
     }
 
     #[test]
