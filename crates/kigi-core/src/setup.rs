@@ -29,16 +29,39 @@ impl SessionSetup {
         };
         let mode = permission_mode.unwrap_or(definition.permission_mode);
         Self {
-            agent_name: agent.name.clone(),
-            system_prompt: agent.system_prompt.clone(),
-            client,
-            runtime: ToolRuntime::new(agent.tools.clone(), registry, context, mode),
-            max_turns: definition.max_turns.unwrap_or(DEFAULT_MAX_TURNS).max(1),
             reasoning: definition
                 .effort
                 .as_deref()
                 .and_then(ReasoningEffort::parse),
             completion: definition.completion_requirement.clone(),
+            ..Self::new(
+                agent.name.clone(),
+                agent.system_prompt.clone(),
+                client,
+                ToolRuntime::new(agent.tools.clone(), registry, context, mode),
+                definition.max_turns.unwrap_or(DEFAULT_MAX_TURNS).max(1),
+            )
+        }
+    }
+
+    /// A setup with nothing but its agent's name and prompt, its model, its tools and its
+    /// turn limit: no effort, completion requirement, budget, inbox, steering, compaction,
+    /// model switch or browser until the caller sets them.
+    pub fn new(
+        agent_name: String,
+        system_prompt: String,
+        client: ModelClient,
+        runtime: ToolRuntime,
+        max_turns: u32,
+    ) -> Self {
+        Self {
+            agent_name,
+            system_prompt,
+            client,
+            runtime,
+            max_turns,
+            reasoning: None,
+            completion: None,
             token_budget: Default::default(),
             inbox: None,
             steer: None,

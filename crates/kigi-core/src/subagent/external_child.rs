@@ -125,22 +125,8 @@ impl Coordinator {
             ToolContext::new(&cwd),
             kigi_agent::PermissionMode::Default,
         );
-        let setup = SessionSetup {
-            agent_name: definition.name.clone(),
-            system_prompt: String::new(),
-            client,
-            runtime,
-            max_turns: 1,
-            reasoning: None,
-            completion: None,
-            token_budget: Default::default(),
-            inbox: None,
-            steer: None,
-            compaction: Default::default(),
-            compact_requested: None,
-            model_switch: None,
-            browser: None,
-        };
+        // One turn, no tools of kigi's: the engine runs its own.
+        let setup = SessionSetup::new(definition.name.clone(), String::new(), client, runtime, 1);
         Ok(Some(Prepared {
             setup,
             model: label,
