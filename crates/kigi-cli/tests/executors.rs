@@ -31,6 +31,20 @@ fn parent(spawn: Value) -> Script {
     )
 }
 
+/// An `Env` whose parent spawns one child described `description` on `executor`.
+fn spawning_on(executor: &str, description: &str) -> Env {
+    Env::with_scripts(ScriptSet::default().with(parent(json!({
+        "prompt": "work", "description": description, "executor": executor,
+    }))))
+}
+
+/// Runs the parent, which must succeed, and returns what its spawns were told.
+fn parent_said(env: &Env) -> String {
+    let out = env.kigi(&["-p", "#parent go", "--output-format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    tool_results(env).join("\n")
+}
+
 fn configure(env: &Env, executors: &str) {
     std::fs::write(env.home.join("config.toml"), executors).unwrap();
 }
@@ -108,16 +122,12 @@ fn a_child_on_a_kigi_executor_streams_its_calls_into_its_transcript_and_answers_
 
 #[test]
 fn an_unknown_executor_fails_the_spawn_naming_it() {
-    let env = Env::with_scripts(ScriptSet::default().with(parent(json!({
-        "prompt": "work", "description": "on nothing", "executor": "nope",
-    }))));
+    let env = spawning_on("nope", "on nothing");
     configure(
         &env,
         "[agent_executors.real]\nkind = \"command\"\ncommand = \"sh\"\noutput_format = \"codex-jsonl\"\n",
     );
-    let out = env.kigi(&["-p", "#parent go", "--output-format", "json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let said = tool_results(&env).join("\n");
+    let said = parent_said(&env);
     assert!(
         said.contains("executor `nope` is not configured; configured: real"),
         "{said}"
@@ -128,33 +138,25 @@ fn an_unknown_executor_fails_the_spawn_naming_it() {
 
 #[test]
 fn a_failing_executor_fails_the_child_with_its_stderr_tail() {
-    let env = Env::with_scripts(ScriptSet::default().with(parent(json!({
-        "prompt": "work", "description": "fail please", "executor": "broken",
-    }))));
+    let env = spawning_on("broken", "fail please");
     configure(
         &env,
         "[agent_executors.broken]\nkind = \"command\"\ncommand = \"sh\"\n\
          args = [\"-c\", \"echo engine exploded >&2; exit 7\"]\noutput_format = \"claude-stream-json\"\n",
     );
-    let out = env.kigi(&["-p", "#parent go", "--output-format", "json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let said = tool_results(&env).join("\n");
+    let said = parent_said(&env);
     assert!(
         said.contains(
             "executor `broken` ended (exit code 7) without a result; stderr: engine exploded"
         ),
         "{said}"
     );
-    let missing = Env::with_scripts(ScriptSet::default().with(parent(json!({
-        "prompt": "work", "description": "no program", "executor": "ghost",
-    }))));
+    let missing = spawning_on("ghost", "no program");
     configure(
         &missing,
         "[agent_executors.ghost]\nkind = \"command\"\ncommand = \"no-such-engine-xyz\"\noutput_format = \"codex-jsonl\"\n",
     );
-    let out = missing.kigi(&["-p", "#parent go", "--output-format", "json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let said = tool_results(&missing).join("\n");
+    let said = parent_said(&missing);
     assert!(
         said.contains("executor `ghost`: `no-such-engine-xyz` is not on PATH"),
         "{said}"
@@ -163,9 +165,7 @@ fn a_failing_executor_fails_the_child_with_its_stderr_tail() {
 
 #[test]
 fn a_timed_out_executor_leaves_no_process_behind() {
-    let env = Env::with_scripts(ScriptSet::default().with(parent(json!({
-        "prompt": "work", "description": "hang forever", "executor": "hang",
-    }))));
+    let env = spawning_on("hang", "hang forever");
     let pids = env.repo.join("pids");
     configure(
         &env,
@@ -176,9 +176,7 @@ fn a_timed_out_executor_leaves_no_process_behind() {
             pids.display()
         ),
     );
-    let out = env.kigi(&["-p", "#parent go", "--output-format", "json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let said = tool_results(&env).join("\n");
+    let said = parent_said(&env);
     assert!(
         said.contains("executor `hang` ran past its 1s limit and was killed"),
         "{said}"
@@ -354,16 +352,12 @@ fn a_refused_approval_leaves_the_file_unwritten() {
 
 #[test]
 fn an_unknown_acp_command_fails_the_spawn_naming_the_executor() {
-    let env = Env::with_scripts(ScriptSet::default().with(parent(json!({
-        "prompt": "work", "description": "no agent", "executor": "ghost-acp",
-    }))));
+    let env = spawning_on("ghost-acp", "no agent");
     configure(
         &env,
         "[agent_executors.ghost-acp]\nkind = \"acp\"\ncommand = \"no-such-acp-agent-xyz\"\n",
     );
-    let out = env.kigi(&["-p", "#parent go", "--output-format", "json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let said = tool_results(&env).join("\n");
+    let said = parent_said(&env);
     assert!(
         said.contains("executor `ghost-acp`: `no-such-acp-agent-xyz` is not on PATH"),
         "{said}"
