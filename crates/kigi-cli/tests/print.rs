@@ -469,6 +469,40 @@ fn stream_json_shows_a_childs_events_tagged_with_its_id() {
     assert_eq!(lines.last().unwrap()["type"], "result");
 }
 
+#[test]
+fn a_child_out_of_time_is_reported_timed_out_as_the_protocol_spells_it() {
+    let scripts = ScriptSet::default()
+        .with(Script::matching(
+            "#parent",
+            vec![
+                Step::calls(vec![(
+                    "spawn_subagent",
+                    json!({"prompt": "#slow think forever", "description": "slow"}),
+                )]),
+                Step::text("gave up on it"),
+            ],
+        ))
+        .with(Script::matching(
+            "#slow",
+            vec![Step::text("never").after_faults(vec![Fault::Hang])],
+        ));
+    let env = Env::with_scripts(scripts);
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[subagents]\ntimeout_ms = 300\n",
+    )
+    .unwrap();
+    let out = env.kigi(&["-p", "#parent delegate", "--output-format", "stream-json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let finished: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["type"] == "subagent_finished")
+        .collect();
+    assert_eq!(finished.len(), 1, "{finished:?}");
+    assert_eq!(finished[0]["status"], "timed_out");
+}
+
 fn git(dir: &std::path::Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@t"])

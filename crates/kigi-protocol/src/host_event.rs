@@ -65,7 +65,7 @@ pub enum HostNotice {
     /// A child's turn ended.
     SubagentFinished {
         /// `completed`, `failed`, `cancelled` or `timed_out`.
-        status: String,
+        status: crate::ChildStatus,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
         input_tokens: u64,

@@ -3,6 +3,7 @@
 //! This crate owns wire names: the serde form of every type here is a contract with session
 //! files, editors and scripts. It does no I/O.
 
+mod child_status;
 mod error_code;
 mod host_command;
 mod host_event;
@@ -12,6 +13,7 @@ mod tool_kind;
 mod tool_meta;
 mod tool_namespace;
 
+pub use child_status::ChildStatus;
 pub use error_code::ErrorCode;
 pub use host_command::{ApprovalAnswer, Attachment, HostCommand};
 pub use host_event::{

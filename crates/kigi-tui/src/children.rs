@@ -18,41 +18,13 @@ use serde_json::Value;
 
 use crate::transcript::Transcript;
 
-/// How a child's turn ended (`subagent_finished`'s `status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChildEnd {
-    Completed,
-    Failed,
-    Cancelled,
-    /// Its wall-clock budget ran out.
-    TimedOut,
-}
-
-impl ChildEnd {
-    /// The host's spelling; anything unknown reads as a failure.
-    pub fn parse(status: &str) -> Self {
-        match status {
-            "completed" => Self::Completed,
-            "cancelled" => Self::Cancelled,
-            "timed_out" => Self::TimedOut,
-            _ => Self::Failed,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-            Self::TimedOut => "timed out",
-        }
-    }
-}
+/// How a child's turn ended: `subagent_finished`'s typed `status`.
+pub use kigi_protocol::ChildStatus;
 
 /// What `subagent_finished` said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChildFinish {
-    pub end: ChildEnd,
+    pub end: ChildStatus,
     pub error: Option<String>,
     pub tool_calls: u32,
     pub elapsed: Duration,
@@ -64,7 +36,7 @@ impl ChildFinish {
         if self.rate_limited() {
             "rate-limited"
         } else {
-            self.end.as_str()
+            self.end.label()
         }
     }
 
@@ -72,7 +44,7 @@ impl ChildFinish {
     /// error with the stable code (`model.rate_limited: …`), as the child's transcript does.
     pub fn rate_limited(&self) -> bool {
         let code = ErrorCode::ModelRateLimited;
-        self.end == ChildEnd::Failed
+        self.end == ChildStatus::Failed
             && self.error.as_deref().is_some_and(|error| {
                 error
                     .strip_prefix(code.as_str())
@@ -168,10 +140,10 @@ impl MemberEnd {
     /// How the child's `finish` counts in its swarm.
     pub fn of(finish: &ChildFinish) -> Self {
         match finish.end {
-            ChildEnd::Completed => Self::Completed,
-            ChildEnd::Cancelled => Self::Cancelled,
-            ChildEnd::Failed if finish.rate_limited() => Self::RateLimited,
-            ChildEnd::Failed | ChildEnd::TimedOut => Self::Failed,
+            ChildStatus::Completed => Self::Completed,
+            ChildStatus::Cancelled => Self::Cancelled,
+            ChildStatus::Failed if finish.rate_limited() => Self::RateLimited,
+            ChildStatus::Failed | ChildStatus::TimedOut => Self::Failed,
         }
     }
 }
@@ -313,7 +285,7 @@ mod tests {
         assert!(!swarm.names_member("other #1"));
     }
 
-    fn finish(end: ChildEnd, error: Option<&str>) -> ChildFinish {
+    fn finish(end: ChildStatus, error: Option<&str>) -> ChildFinish {
         ChildFinish {
             end,
             error: error.map(Into::into),
@@ -330,7 +302,7 @@ mod tests {
             Instant::now(),
         );
         swarm.count(1, MemberEnd::Completed);
-        swarm.count(2, MemberEnd::of(&finish(ChildEnd::TimedOut, None)));
+        swarm.count(2, MemberEnd::of(&finish(ChildStatus::TimedOut, None)));
         assert_eq!(swarm.summary(), "Swarm \"d\": 2/4 done · 1 failed");
         assert_eq!(format_elapsed(Duration::from_millis(65_400)), "1m05s");
         assert_eq!(compact_count(1_234), "1.2k");
@@ -338,15 +310,18 @@ mod tests {
 
     #[test]
     fn a_rate_limited_failure_is_told_by_its_code_and_counted_apart() {
-        let limited = finish(ChildEnd::Failed, Some("model.rate_limited: 429 Too Many"));
+        let limited = finish(
+            ChildStatus::Failed,
+            Some("model.rate_limited: 429 Too Many"),
+        );
         assert!(limited.rate_limited());
         assert_eq!(MemberEnd::of(&limited), MemberEnd::RateLimited);
         for other in [
-            finish(ChildEnd::Failed, Some("model.unavailable: 503")),
-            finish(ChildEnd::Failed, Some("model.rate_limited_extra: x")),
-            finish(ChildEnd::Failed, Some("the model.rate_limited: text")),
-            finish(ChildEnd::Failed, None),
-            finish(ChildEnd::Cancelled, Some("model.rate_limited: 429")),
+            finish(ChildStatus::Failed, Some("model.unavailable: 503")),
+            finish(ChildStatus::Failed, Some("model.rate_limited_extra: x")),
+            finish(ChildStatus::Failed, Some("the model.rate_limited: text")),
+            finish(ChildStatus::Failed, None),
+            finish(ChildStatus::Cancelled, Some("model.rate_limited: 429")),
         ] {
             assert!(!other.rate_limited(), "{other:?}");
         }

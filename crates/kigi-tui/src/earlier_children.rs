@@ -15,7 +15,7 @@ use kigi_core::StoredEvent;
 use kigi_protocol::{SessionEvent, TurnEndReason};
 use serde_json::Value;
 
-use crate::children::{Child, ChildEnd, ChildFinish, Swarm, compact_count};
+use crate::children::{Child, ChildFinish, ChildStatus, Swarm, compact_count};
 use crate::history_cell::HistoryCell;
 use crate::transcript::Transcript;
 
@@ -235,9 +235,9 @@ fn earlier_child(stored: StoredChild, spawned: Option<Spawned>, now: Instant) ->
         )));
     }
     let end = match ended {
-        Some(TurnEndReason::Completed) => ChildEnd::Completed,
-        Some(TurnEndReason::Cancelled) => ChildEnd::Cancelled,
-        Some(TurnEndReason::Error | TurnEndReason::MaxTurns) => ChildEnd::Failed,
+        Some(TurnEndReason::Completed) => ChildStatus::Completed,
+        Some(TurnEndReason::Cancelled) => ChildStatus::Cancelled,
+        Some(TurnEndReason::Error | TurnEndReason::MaxTurns) => ChildStatus::Failed,
         None => {
             // Its calls still open are closed as the interrupted turn's.
             transcript.apply_session(
@@ -250,12 +250,12 @@ fn earlier_child(stored: StoredChild, spawned: Option<Spawned>, now: Instant) ->
             error.get_or_insert_with(|| {
                 "its transcript ends mid-turn: kigi stopped while it ran".to_owned()
             });
-            ChildEnd::Cancelled
+            ChildStatus::Cancelled
         }
     };
     let finish = ChildFinish {
         end,
-        error: error.filter(|_| end != ChildEnd::Completed),
+        error: error.filter(|_| end != ChildStatus::Completed),
         tool_calls,
         elapsed: run_time(&stored.records),
     };
@@ -435,7 +435,7 @@ mod tests {
         );
         let child = earlier_child(limited, None, now);
         let finish = child.finish.as_ref().unwrap();
-        assert_eq!(finish.end, ChildEnd::Failed);
+        assert_eq!(finish.end, ChildStatus::Failed);
         assert!(finish.rate_limited());
         assert_eq!(finish.elapsed, Duration::from_millis(1_500));
         assert_eq!(
@@ -459,7 +459,7 @@ mod tests {
             ],
         );
         let child = earlier_child(again, None, now);
-        assert_eq!(child.finish.as_ref().unwrap().end, ChildEnd::Completed);
+        assert_eq!(child.finish.as_ref().unwrap().end, ChildStatus::Completed);
         assert_eq!(child.finish.as_ref().unwrap().error, None);
     }
 
@@ -478,7 +478,7 @@ mod tests {
         );
         let child = earlier_child(cut, None, Instant::now());
         let finish = child.finish.as_ref().unwrap();
-        assert_eq!(finish.end, ChildEnd::Cancelled);
+        assert_eq!(finish.end, ChildStatus::Cancelled);
         assert_eq!(finish.tool_calls, 1);
         assert!(finish.error.as_deref().unwrap().contains("ends mid-turn"));
         assert!(child.transcript.running.is_empty());

@@ -9,7 +9,7 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::children::{Child, ChildEnd, ChildFinish, compact_count, format_elapsed};
+use crate::children::{Child, ChildFinish, ChildStatus, compact_count, format_elapsed};
 use crate::theme::Theme;
 use crate::transcript::Transcript;
 use crate::wrap::{truncate, wrap_line};
@@ -90,11 +90,11 @@ pub enum LifecycleMark {
 }
 
 impl LifecycleMark {
-    pub fn of(end: ChildEnd) -> Self {
+    pub fn of(end: ChildStatus) -> Self {
         match end {
-            ChildEnd::Completed => Self::Completed,
-            ChildEnd::Cancelled => Self::Cancelled,
-            ChildEnd::Failed | ChildEnd::TimedOut => Self::Failed,
+            ChildStatus::Completed => Self::Completed,
+            ChildStatus::Cancelled => Self::Cancelled,
+            ChildStatus::Failed | ChildStatus::TimedOut => Self::Failed,
         }
     }
 
@@ -133,7 +133,7 @@ impl Lifecycle {
 /// The block printed when a child ends: a foreground child's one entry in its final colour,
 /// or a background child's follow-up (`Subagent completed in 4.2s: "…"`).
 pub(crate) fn finished_cell(child: &Child, finish: &ChildFinish) -> Lifecycle {
-    let status = finish.end.as_str();
+    let status = finish.end.label();
     let elapsed = format_elapsed(finish.elapsed);
     let mut detail = format!(
         "{} tool calls · {} tokens · {}",

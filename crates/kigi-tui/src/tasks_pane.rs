@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 
 use crate::app::{Action, App};
 use crate::background_commands::{BackgroundCommand, CommandEnd};
-use crate::children::{Child, ChildEnd, compact_count, format_elapsed};
+use crate::children::{Child, ChildStatus, compact_count, format_elapsed};
 use crate::framed_view::Framed;
 use crate::theme::Theme;
 use crate::tool_view::SPINNER;
@@ -134,9 +134,9 @@ fn command_row(
 pub fn child_mark(child: &Child, frame: usize, theme: &Theme) -> Span<'static> {
     match child.finish.as_ref().map(|f| f.end) {
         None => Span::styled(SPINNER[frame % SPINNER.len()], theme.accent),
-        Some(ChildEnd::Completed) => Span::styled("✓", theme.ok),
-        Some(ChildEnd::Failed | ChildEnd::TimedOut) => Span::styled("✗", theme.error),
-        Some(ChildEnd::Cancelled) => Span::styled("◌", theme.dim),
+        Some(ChildStatus::Completed) => Span::styled("✓", theme.ok),
+        Some(ChildStatus::Failed | ChildStatus::TimedOut) => Span::styled("✗", theme.error),
+        Some(ChildStatus::Cancelled) => Span::styled("◌", theme.dim),
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use kigi_protocol::{HostNotice, SessionEvent};
 
 use crate::background_commands::{BackgroundCommand, CommandEnd};
-use crate::children::{Child, ChildEnd, ChildFinish, MemberEnd, format_elapsed, member_number};
+use crate::children::{Child, ChildFinish, MemberEnd, format_elapsed, member_number};
 use crate::history_cell::HistoryCell;
 use crate::lifecycle_view::{Lifecycle, LifecycleMark, finished_cell};
 use crate::transcript::Transcript;
@@ -107,7 +107,7 @@ impl Transcript {
                     return;
                 };
                 let finish = ChildFinish {
-                    end: ChildEnd::parse(status),
+                    end: *status,
                     error: error.clone(),
                     tool_calls: *tool_calls,
                     elapsed: Duration::from_millis(*elapsed_ms),

@@ -121,7 +121,7 @@ impl Tree {
             0,
             id,
             HostEventBody::Notice(HostNotice::SubagentFinished {
-                status: status.into(),
+                status: serde_json::from_value(serde_json::Value::from(status)).unwrap(),
                 error: error.map(Into::into),
                 input_tokens: 0,
                 output_tokens: 0,

@@ -181,7 +181,7 @@ impl Child {
             });
         }
         self.events.notice(HostNotice::SubagentFinished {
-            status: result.status.as_str().to_owned(),
+            status: result.status,
             error: result.error.clone(),
             input_tokens: result.usage.input_tokens,
             output_tokens: result.usage.output_tokens,

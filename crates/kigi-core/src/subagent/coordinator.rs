@@ -403,7 +403,7 @@ impl Coordinator {
             Err(error) => {
                 // Started was announced: say it ended, and leave no worktree behind.
                 events.notice(HostNotice::SubagentFinished {
-                    status: ChildStatus::Failed.as_str().to_owned(),
+                    status: ChildStatus::Failed,
                     error: Some(format!("spawn.store: {error}")),
                     input_tokens: 0,
                     output_tokens: 0,

@@ -18,7 +18,7 @@ impl Coordinator {
                 let state = if c.finished() {
                     lock(&c.result)
                         .as_ref()
-                        .map_or("finished", |r| r.status.as_str())
+                        .map_or("finished", |r| r.status.label())
                         .to_owned()
                 } else {
                     "running".to_owned()

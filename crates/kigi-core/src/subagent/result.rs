@@ -5,25 +5,7 @@ use std::time::Duration;
 use kigi_model::Usage;
 use kigi_tools::{MODEL_OUTPUT_CHARS, clamp_head_tail};
 
-/// How a child ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChildStatus {
-    Completed,
-    Failed,
-    Cancelled,
-    TimedOut,
-}
-
-impl ChildStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-            Self::TimedOut => "timed out",
-        }
-    }
-}
+pub use kigi_protocol::ChildStatus;
 
 /// A child's result.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +54,7 @@ impl SubagentResult {
             "subagent {handle} [{}] \"{}\" {} in {:.1}s: {} turn(s), {} tool call(s), {} tokens in / {} out, model {} ({})",
             self.agent_type,
             self.description,
-            self.status.as_str(),
+            self.status.label(),
             self.duration.as_secs_f64(),
             self.steps,
             self.tool_calls,

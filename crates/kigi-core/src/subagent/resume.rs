@@ -38,7 +38,7 @@ impl Coordinator {
         }
         let status = lock(&child.result).as_ref().map(|r| r.status);
         if status != Some(ChildStatus::Completed) {
-            let what = status.map_or("did not finish", ChildStatus::as_str);
+            let what = status.map_or("did not finish", ChildStatus::label);
             return Err(SpawnError::ResumeNotCompleted { source_id, what });
         }
         if child.meta.agent_type != agent_type {
