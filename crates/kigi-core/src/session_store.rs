@@ -145,6 +145,31 @@ impl SessionStore {
         Ok(dir.join(WIRE_FILE))
     }
 
+    /// The ids of session `id`'s subagents with a folder of their own, in number order
+    /// (`sub-2` before `sub-10`); empty when it has none or cannot be read. A folder whose name
+    /// is not a subagent id is not one.
+    pub fn child_ids(&self, id: &str) -> Vec<String> {
+        let Some(agents) = self
+            .wire_path(id)
+            .ok()
+            .and_then(|wire| Some(wire.parent()?.join("agents")))
+        else {
+            return Vec::new();
+        };
+        let mut ids: Vec<(u64, String)> = std::fs::read_dir(agents)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+                    .filter(|name| is_subagent_id(name))
+                    .filter_map(|name| Some((name.strip_prefix("sub-")?.parse().ok()?, name)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ids.sort();
+        ids.into_iter().map(|(_, name)| name).collect()
+    }
+
     /// Creates the transcript of subagent `agent_id` inside session `id`'s folder.
     pub fn create_child(&self, id: &str, agent_id: &str) -> Result<SessionWriter, StoreError> {
         create_writer(self.child_wire_path(id, agent_id)?, id, agent_id)

@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use kigi_core::{SessionStore, decode_record, is_subagent_id};
+use kigi_core::{SessionStore, decode_record};
 
 use crate::earlier_children::StoredChild;
 
@@ -31,26 +31,7 @@ pub const STORED_BYTES_BUDGET: u64 = 32 << 20;
 /// [`MAX_STORED_CHILDREN`]), in id order (`sub-2` before `sub-10`), and how many earlier ones
 /// were left out; a file that cannot be read is left out too.
 pub fn read_stored_children(store: &SessionStore, session_id: &str) -> (Vec<StoredChild>, usize) {
-    let Some(agents) = store
-        .wire_path(session_id)
-        .ok()
-        .and_then(|wire| Some(wire.parent()?.join("agents")))
-    else {
-        return (Vec::new(), 0);
-    };
-    let Ok(entries) = std::fs::read_dir(agents) else {
-        return (Vec::new(), 0);
-    };
-    let mut ids: Vec<String> = entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .filter(|name| is_subagent_id(name))
-        .collect();
-    ids.sort_by_key(|id| {
-        id.trim_start_matches("sub-")
-            .parse::<u64>()
-            .unwrap_or(u64::MAX)
-    });
+    let mut ids = store.child_ids(session_id);
     let left_out = ids.len().saturating_sub(MAX_STORED_CHILDREN);
     let latest = ids.split_off(left_out);
     let share = (STORED_BYTES_BUDGET / latest.len().max(1) as u64).min(TRANSCRIPT_CAP);

@@ -48,7 +48,7 @@ pub fn show(id: &str, agent: Option<&str>, as_json: bool) -> anyhow::Result<Exit
         Some(agent) => store.load_child(id, agent)?,
         None => store.load(id)?,
     };
-    let children = children_of(&store, id);
+    let children = store.child_ids(id);
     if as_json {
         let events: Vec<_> = loaded
             .events
@@ -179,27 +179,6 @@ pub fn show(id: &str, agent: Option<&str>, as_json: bool) -> anyhow::Result<Exit
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The subagent ids with transcripts in session `id`'s folder.
-fn children_of(store: &SessionStore, id: &str) -> Vec<String> {
-    let Ok(path) = store.wire_path(id) else {
-        return Vec::new();
-    };
-    let Some(agents) = path.parent().map(|dir| dir.join("agents")) else {
-        return Vec::new();
-    };
-    let mut ids: Vec<String> = std::fs::read_dir(agents)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-                .filter(|name| kigi_core::is_subagent_id(name))
-                .collect()
-        })
-        .unwrap_or_default();
-    ids.sort_by_key(|id| id.trim_start_matches("sub-").parse::<u64>().unwrap_or(0));
-    ids
 }
 
 /// `, context 12% of 128000` when the window is known: how full the model's context was.

@@ -455,26 +455,10 @@ async fn off_runtime<T: Send + 'static>(
 
 /// The highest child number already in the session's folder (a resumed session numbers on).
 pub(super) fn existing_children(store: &SessionStore, session_id: &str) -> u64 {
-    let Ok(path) = store.child_wire_path(session_id, "sub-1") else {
-        return 0;
-    };
-    let Some(agents) = path.parent().and_then(Path::parent) else {
-        return 0;
-    };
-    std::fs::read_dir(agents)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|e| {
-                    e.file_name()
-                        .to_str()?
-                        .strip_prefix("sub-")?
-                        .parse::<u64>()
-                        .ok()
-                })
-                .max()
-                .unwrap_or(0)
-        })
+    store
+        .child_ids(session_id)
+        .last()
+        .and_then(|id| id.strip_prefix("sub-")?.parse().ok())
         .unwrap_or(0)
 }
 
