@@ -362,6 +362,17 @@ pub fn run(front_ends: &FrontEnds) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+    // What a session front end (`-p`, the terminal) opens with.
+    let session = commands::session_flags::SessionFlags {
+        agent: cli.agent.clone(),
+        agent_file: cli.agent_file.clone(),
+        permission_mode: cli.permission_mode,
+        resume: cli.resume.clone(),
+        continue_last: cli.continue_last,
+        model: model_flags.clone(),
+        rules: flag_rules.clone(),
+        sandbox: cli.sandbox,
+    };
     let command = match (cli.command, cli.print) {
         (Some(command), None) => command,
         (None, Some(_)) if cli.prompt.is_some() => {
@@ -382,16 +393,7 @@ pub fn run(front_ends: &FrontEnds) -> ExitCode {
                 format: cli.output_format.unwrap_or_default(),
                 or_demo: cli.or_demo,
                 no_wait: cli.no_wait,
-                session: commands::session_flags::SessionFlags {
-                    agent: cli.agent,
-                    agent_file: cli.agent_file,
-                    permission_mode: cli.permission_mode,
-                    resume: cli.resume,
-                    continue_last: cli.continue_last,
-                    model: model_flags,
-                    rules: flag_rules,
-                    sandbox: cli.sandbox,
-                },
+                session,
             };
             return report(commands::print::run(args));
         }
@@ -402,16 +404,7 @@ pub fn run(front_ends: &FrontEnds) -> ExitCode {
         (None, None) => {
             let args = commands::tui::TuiArgs {
                 prompt: cli.prompt,
-                session: commands::session_flags::SessionFlags {
-                    agent: cli.agent,
-                    agent_file: cli.agent_file,
-                    permission_mode: cli.permission_mode,
-                    resume: cli.resume,
-                    continue_last: cli.continue_last,
-                    model: model_flags,
-                    rules: flag_rules,
-                    sandbox: cli.sandbox,
-                },
+                session,
             };
             return report((front_ends.terminal)(args));
         }

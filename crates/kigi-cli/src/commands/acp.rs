@@ -9,9 +9,6 @@ use std::process::ExitCode;
 
 use kigi_acp::AcpOptions;
 
-/// How long the exit waits for blocking work still running (a tool stuck in a system call).
-const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
-
 /// The agent `--agent` or `--agent-file` names.
 pub use super::session_flags::agent_choice;
 
@@ -23,11 +20,9 @@ pub fn run(options: AcpOptions) -> anyhow::Result<ExitCode> {
         kigi_tools::process_group::kill_all();
         std::process::exit(143);
     });
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let served = runtime.block_on(kigi_acp::serve_stdio(host, options));
-    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    runtime.shutdown_timeout(super::RUNTIME_SHUTDOWN);
     served?;
     Ok(ExitCode::SUCCESS)
 }

@@ -61,9 +61,7 @@ pub fn run_command(prompt: Option<&str>, format: OutputFormat) -> anyhow::Result
 pub fn run(prompt: &str, format: OutputFormat) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let host = super::session_host()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     runtime.block_on(async {
         let server = ScriptedServer::start(demo_script()).await?;
         errln!(

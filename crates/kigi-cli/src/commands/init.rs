@@ -63,9 +63,7 @@ pub fn run(
         );
     }
     let host = super::session_host()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let request = OpenRequest {
         start: SessionStart::New,
         model: model.clone(),

@@ -55,9 +55,7 @@ fn status_text(status: &McpServerStatus) -> String {
 
 pub fn list(json: bool) -> anyhow::Result<ExitCode> {
     let entries = entries()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let statuses = runtime.block_on(async {
         let env = |name: &str| std::env::var(name).ok();
         let Some(mcp) = SessionMcp::start(entries.clone(), &env) else {
@@ -108,9 +106,7 @@ pub fn get(name: &str, json: bool) -> anyhow::Result<ExitCode> {
         .into_iter()
         .find(|e| e.name == name)
         .with_context(|| format!("no MCP server named `{name}` is configured here"))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let described = runtime.block_on(async {
         let env = |var: &str| std::env::var(var).ok();
         let mcp = SessionMcp::start(vec![entry.clone()], &env).context("no server to start")?;

@@ -45,6 +45,17 @@ pub fn context_with_config() -> anyhow::Result<(std::path::PathBuf, Discovery, L
 /// The session host, from `config.toml` read once, with the ACP client for executors; its
 /// warnings (unknown keys with their lines, bad environment values) go to stderr before
 /// anything runs.
+/// The runtime a command's work runs on: one thread, timers and I/O.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+/// How long a front end's exit waits for blocking work still running (a tool stuck in a
+/// system call) before leaving it.
+pub const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
+
 pub fn session_host() -> anyhow::Result<kigi_core::host::SessionHost> {
     let paths = KigiPaths::from_env();
     crate::logging::init(paths.kigi_home.join("logs"));

@@ -88,9 +88,7 @@ pub fn list(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
 pub fn ping(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
     let client = client(flags)?;
     let url = client.endpoint().url();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let started = Instant::now();
     let response = runtime.block_on(async {
         let mut request = ModelRequest::new("", "Answer in one word.");
@@ -124,9 +122,7 @@ pub fn ping(flags: &ModelFlags, as_json: bool) -> anyhow::Result<ExitCode> {
 
 /// `kigi mock-model --script FILE`: the scripted model server until Ctrl-C.
 pub fn mock_model(script: &Path, port: u16) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     runtime
         .block_on(kigi_testkit::standalone::serve(
             script,

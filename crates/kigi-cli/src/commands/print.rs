@@ -16,9 +16,6 @@ use super::demo;
 use super::progress::{self, EventView, OutputFormat, RunFacts};
 use super::text_progress::TICK;
 
-/// How long the exit waits for blocking work still running (a tool stuck in a system call).
-const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
-
 /// Everything `kigi -p` was told.
 #[derive(Debug, Clone)]
 pub struct PrintArgs {
@@ -35,9 +32,7 @@ pub struct PrintArgs {
 pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let host = super::session_host()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let request = args.session.open_request(&cwd);
     let ran = runtime.block_on(async {
         match host.open(request) {
@@ -57,7 +52,7 @@ pub fn run(args: PrintArgs) -> anyhow::Result<ExitCode> {
         }
     });
     // A tool stuck in a system call (a FIFO read on the blocking pool) must not hold the exit.
-    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    runtime.shutdown_timeout(super::RUNTIME_SHUTDOWN);
     match ran? {
         Some(code) => Ok(code),
         None => demo::run(&args.prompt, args.format),

@@ -14,9 +14,6 @@ use kigi_tui::{TuiError, TuiOptions};
 use super::demo;
 use super::progress::OutputFormat;
 
-/// How long the exit waits for blocking work still running.
-const RUNTIME_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(500);
-
 /// Everything `kigi [PROMPT]` was told.
 #[derive(Debug, Clone)]
 pub struct TuiArgs {
@@ -41,9 +38,7 @@ pub fn run(args: TuiArgs) -> anyhow::Result<ExitCode> {
     let history_path = paths.kigi_home.join("prompt-history.jsonl");
     let host = super::session_host()?;
     let request = args.session.open_request(&cwd);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let ran = runtime.block_on(kigi_tui::run(TuiOptions {
         host,
         request,
@@ -52,7 +47,7 @@ pub fn run(args: TuiArgs) -> anyhow::Result<ExitCode> {
         history_path,
         default_context_window: config.compaction.default_context_window,
     }));
-    runtime.shutdown_timeout(RUNTIME_SHUTDOWN);
+    runtime.shutdown_timeout(super::RUNTIME_SHUTDOWN);
     match ran {
         Ok(id) => {
             errln!("kigi: carry on with `kigi --resume {id}`");
