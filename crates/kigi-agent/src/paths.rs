@@ -46,6 +46,11 @@ impl KigiPaths {
         self.kigi_home.join("agents")
     }
 
+    /// The user's personas (`<name>.toml`).
+    pub fn personas_dir(&self) -> PathBuf {
+        self.kigi_home.join("personas")
+    }
+
     pub fn skills_dir(&self) -> PathBuf {
         self.kigi_home.join("skills")
     }

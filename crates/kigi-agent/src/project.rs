@@ -29,6 +29,16 @@ impl ProjectLayout {
         }
     }
 
+    /// The project's own agent files (`.kigi/agents/`), where new ones are written.
+    pub fn agents_dir(&self) -> PathBuf {
+        self.root.join(".kigi/agents")
+    }
+
+    /// The project's `.kigi/mcp.toml`.
+    pub fn mcp_toml(&self) -> PathBuf {
+        self.root.join(".kigi/mcp.toml")
+    }
+
     /// The folders from `cwd` up to the root, closest first.
     pub fn levels_closest_first(&self) -> Vec<PathBuf> {
         let mut levels = Vec::new();

@@ -78,14 +78,14 @@ pub fn persist_switch(
 /// Writes the starter of agent `name` in the project's `.kigi/agents/` (as `kigi agents new`
 /// does); fails when the name is not valid or the file exists.
 pub fn create_agent(cwd: &Path, name: &str) -> Result<PathBuf, TuiError> {
-    let dir = ProjectLayout::locate(cwd).root.join(".kigi/agents");
+    let dir = ProjectLayout::locate(cwd).agents_dir();
     Ok(create_agent_file(&dir, name)?)
 }
 
 /// The user's personas folder, `$KIGI_HOME/personas/`: a persona made there serves every
 /// project (one in a project's `.kigi/personas/` is written by hand and shadows it).
 pub fn user_personas_dir(paths: &KigiPaths) -> PathBuf {
-    paths.kigi_home.join("personas")
+    paths.personas_dir()
 }
 
 /// Writes the starter persona `name` in the user's personas folder; fails when the name is

@@ -275,7 +275,7 @@ pub fn new(name: &str, user: bool) -> anyhow::Result<ExitCode> {
     let dir = if user {
         KigiPaths::from_env().agents_dir()
     } else {
-        ProjectLayout::locate(&cwd).root.join(".kigi/agents")
+        ProjectLayout::locate(&cwd).agents_dir()
     };
     let path = create_agent_file(&dir, name)?;
     outln!("created {}", path.display());

@@ -180,7 +180,7 @@ fn scope_file(scope: McpScope) -> anyhow::Result<std::path::PathBuf> {
         McpScope::User => KigiPaths::from_env().config_file(),
         McpScope::Project => {
             let cwd = std::env::current_dir().context("cannot read the working directory")?;
-            ProjectLayout::locate(&cwd).root.join(".kigi/mcp.toml")
+            ProjectLayout::locate(&cwd).mcp_toml()
         }
     })
 }
