@@ -68,12 +68,10 @@ impl BrowserProcess {
             .args(arguments(options, profile.path(), is_root()))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = command.spawn().map_err(|e| launch_error(e.to_string()))?;
+            .stderr(Stdio::piped());
+        let (mut child, group) =
+            ProcessGroup::spawn(&mut command).map_err(|e| launch_error(e.to_string()))?;
         let group_id = child.id().unwrap_or_default();
-        let group = ProcessGroup::track(group_id);
         let Some(stderr) = child.stderr.take() else {
             return Err(launch_error("its stderr was not captured".into()));
         };

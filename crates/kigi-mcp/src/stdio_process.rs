@@ -52,9 +52,7 @@ impl StdioProcess {
             .envs(spec.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         if let Some(cwd) = spec.cwd {
             command.current_dir(cwd);
         }
@@ -63,9 +61,8 @@ impl StdioProcess {
             command: spec.command.to_owned(),
             source,
         };
-        let mut child = command.spawn().map_err(spawn_error)?;
+        let (mut child, group) = ProcessGroup::spawn(&mut command).map_err(spawn_error)?;
         let pid = child.id().unwrap_or_default();
-        let group = ProcessGroup::track(pid);
         let tail = Arc::new(Mutex::new(StderrTail::new(STDERR_TAIL_BYTES)));
         let reader = child
             .stderr

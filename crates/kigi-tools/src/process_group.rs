@@ -26,6 +26,17 @@ pub struct ProcessGroup {
 }
 
 impl ProcessGroup {
+    /// Starts `command` as the leader of a new process group (killed with its child when
+    /// dropped), and tracks that group: the one way a tokio command starts, so nothing it
+    /// starts outlives it.
+    pub fn spawn(
+        command: &mut tokio::process::Command,
+    ) -> std::io::Result<(tokio::process::Child, Self)> {
+        let child = command.process_group(0).kill_on_drop(true).spawn()?;
+        let group = Self::track(child.id().unwrap_or_default());
+        Ok((child, group))
+    }
+
     /// Tracks the group led by process `id` (spawned with `process_group(0)`).
     pub fn track(id: u32) -> Self {
         live().insert(id);

@@ -124,21 +124,19 @@ pub(super) fn start_engine(
     cwd: &Path,
     stdin: Stdio,
 ) -> Result<StartedEngine, StartError> {
-    let mut child = Command::new(&line.program)
-        .args(&line.args)
-        .envs(&line.env)
-        .current_dir(cwd)
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| StartError {
-            program: line.program.clone(),
-            source,
-        })?;
-    let group = ProcessGroup::track(child.id().unwrap_or_default());
+    let (mut child, group) = ProcessGroup::spawn(
+        Command::new(&line.program)
+            .args(&line.args)
+            .envs(&line.env)
+            .current_dir(cwd)
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|source| StartError {
+        program: line.program.clone(),
+        source,
+    })?;
     let stderr = child
         .stderr
         .take()

@@ -31,20 +31,19 @@ pub async fn run_hook(
     project_dir: &Path,
     cancel: &CancellationToken,
 ) -> HookExit {
-    let spawned = Command::new("sh")
-        .arg("-c")
-        .arg(&hook.command)
-        .current_dir(cwd)
-        .env("KIGI_PROJECT_DIR", project_dir)
-        .env("CLAUDE_PROJECT_DIR", project_dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn();
-    let mut child = match spawned {
-        Ok(child) => child,
+    let spawned = ProcessGroup::spawn(
+        Command::new("sh")
+            .arg("-c")
+            .arg(&hook.command)
+            .current_dir(cwd)
+            .env("KIGI_PROJECT_DIR", project_dir)
+            .env("CLAUDE_PROJECT_DIR", project_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    );
+    let (mut child, group) = match spawned {
+        Ok(started) => started,
         Err(error) => {
             return HookExit {
                 failed: Some(format!("could not start `sh -c`: {error}")),
@@ -52,7 +51,6 @@ pub async fn run_hook(
             };
         }
     };
-    let group = ProcessGroup::track(child.id().unwrap_or_default());
     // A hook that never reads stdin must not block the write: it is written on its own.
     let stdin = child.stdin.take().map(|mut stdin| {
         let input = input.to_vec();
